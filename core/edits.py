@@ -1,0 +1,136 @@
+"""Building new tables from old ones: coordinate edits, renamed ids, added rows.
+
+Nothing here writes into the table it is given: every function returns a new table whose
+cache key records the change, so cached results of the original stay valid.
+"""
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+
+import numpy as np
+
+from core.tables import EmbeddingTable
+
+RESIZE_METHODS = {
+    "normal": "torch.nn.Embedding default: N(0, 1)",
+    "mean": "transformers resize_token_embeddings: mean of old rows + N(0, 1e-9 · covariance)",
+}
+MAX_NEW_ROWS = 1000  # rows a user may add at once
+
+
+@dataclass(frozen=True)
+class CoordinateEdit:
+    row: int      # row index, not token id
+    column: int
+    value: float
+
+
+@dataclass(frozen=True)
+class Resize:
+    added: int    # number of new rows
+    method: str   # a key of RESIZE_METHODS
+    seed: int
+
+
+def _key_of(operations: tuple) -> str:
+    return hashlib.blake2b(repr(operations).encode(), digest_size=6).hexdigest()
+
+
+def edit_coordinate(table: EmbeddingTable, row: int, column: int, value: float) -> EmbeddingTable:
+    """A copy of table with weight[row, column] = value; every lookup of that row sees it."""
+    if not 0 <= row < table.vocab_size:
+        raise ValueError(f"row {row} is outside 0..{table.vocab_size - 1}")
+    if not 0 <= column < table.width:
+        raise ValueError(f"coordinate {column} is outside 0..{table.width - 1}")
+    if not np.isfinite(value):
+        raise ValueError(f"value {value} is not a finite number")
+    weight = np.array(table.weight, copy=True)
+    weight[row, column] = value
+    return table.with_weight(weight, f"edit{_key_of((row, column, float(value)))}")
+
+
+def resize_table(table: EmbeddingTable, added: int, method: str = "normal",
+                 seed: int = 0) -> EmbeddingTable:
+    """(V, d) -> (V + added, d). New tokens '<new_0>', ...; ids continue after the largest id."""
+    if not 1 <= added <= MAX_NEW_ROWS:
+        raise ValueError(f"add between 1 and {MAX_NEW_ROWS} rows; got {added}")
+    if method not in RESIZE_METHODS:
+        raise ValueError(f"unknown initialisation {method!r}: use one of {', '.join(RESIZE_METHODS)}")
+    rng = np.random.default_rng(seed)
+    old = np.asarray(table.weight, dtype=np.float64)
+    if method == "normal":
+        new_rows = rng.standard_normal((added, table.width))
+    else:
+        new_rows = _mean_resize_rows(old, added, rng)
+    weight = np.vstack([old, new_rows]).astype(table.weight.dtype, copy=False)
+    first_id = int(table.ids.max()) + 1
+    tokens = table.tokens + tuple(f"<new_{i}>" for i in range(added))
+    ids = np.concatenate([table.ids, np.arange(first_id, first_id + added)])
+    return table.with_weight(weight, f"resize{_key_of((added, method, seed))}", tokens=tokens, ids=ids)
+
+
+def _mean_resize_rows(old: np.ndarray, added: int, rng: np.random.Generator) -> np.ndarray:
+    """transformers' rule: sample N(mean, 1e-9 * cov) if cov is positive definite, else the mean."""
+    mean = old.mean(axis=0)
+    centred = old - mean
+    covariance = centred.T @ centred / old.shape[0]  # (d, V) @ (V, d) -> (d, d)
+    try:
+        factor = np.linalg.cholesky(1e-9 * covariance)
+    except np.linalg.LinAlgError:
+        return np.repeat(mean[None, :], added, axis=0)
+    return mean + rng.standard_normal((added, old.shape[1])) @ factor.T
+
+
+def rename_ids(table: EmbeddingTable, permutation, move_rows: bool) -> EmbeddingTable:
+    """Give the token of row r the id of row permutation[r].
+
+    move_rows=True moves the embedding row with its token (lookup of every word unchanged);
+    move_rows=False renames the vocabulary only, so each id now reads another token's row
+    (the 'changed the tokenizer, kept the model' mistake).
+    """
+    permutation = np.asarray(permutation, dtype=np.int64)
+    if sorted(permutation.tolist()) != list(range(table.vocab_size)):
+        raise ValueError(f"not a permutation of 0..{table.vocab_size - 1}")
+    tokens = [""] * table.vocab_size
+    for row, target in enumerate(permutation):
+        tokens[target] = table.tokens[row]
+    weight = np.array(table.weight, copy=True)
+    if move_rows:
+        weight[permutation] = table.weight
+    suffix = f"rename{'rows' if move_rows else 'ids'}{_key_of(tuple(permutation.tolist()))}"
+    return table.with_weight(weight, suffix, tokens=tuple(tokens))
+
+
+def permutation_named(kind: str, size: int, seed: int = 0) -> np.ndarray:
+    """'reverse', 'shift' (r -> r+1 mod V) or 'random' (seeded) permutation of 0..size-1."""
+    if kind == "reverse":
+        return np.arange(size)[::-1].copy()
+    if kind == "shift":
+        return (np.arange(size) + 1) % size
+    if kind == "random":
+        return np.random.default_rng(seed).permutation(size)
+    raise ValueError(f"unknown permutation {kind!r}: use reverse, shift or random")
+
+
+def apply_operations(table: EmbeddingTable, operations) -> EmbeddingTable:
+    """Replay a session's edits and resizes, in order, on a shared read-only table."""
+    pending_edits: dict[tuple[int, int], float] = {}
+    for operation in operations:
+        if isinstance(operation, CoordinateEdit):
+            pending_edits[(operation.row, operation.column)] = operation.value
+        elif isinstance(operation, Resize):
+            table = _apply_edits(table, pending_edits)
+            pending_edits = {}
+            table = resize_table(table, operation.added, operation.method, operation.seed)
+    return _apply_edits(table, pending_edits)
+
+
+def _apply_edits(table: EmbeddingTable, edits: dict[tuple[int, int], float]) -> EmbeddingTable:
+    """All edits in one copy (a large table is copied once, not once per edit)."""
+    if not edits:
+        return table
+    weight = np.array(table.weight, copy=True)
+    for (row, column), value in edits.items():
+        weight[row, column] = value
+    return table.with_weight(weight, f"edits{_key_of(tuple(sorted(edits.items())))}")

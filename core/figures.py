@@ -1,0 +1,111 @@
+"""Plotly figure builders for matrices and vectors: arrays in, go.Figure out. No streamlit."""
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+
+DIVERGING = "RdBu_r"
+SEQUENTIAL = "Viridis"
+MAX_ANNOTATED_CELLS = 400   # above this, cell values are left to the hover
+FONT = dict(size=14)
+
+
+def base_layout(fig: go.Figure, title: str, height: int = 360) -> go.Figure:
+    fig.update_layout(title=dict(text=title, x=0.0, xanchor="left"), height=height,
+                      margin=dict(l=10, r=10, t=50, b=10), font=FONT)
+    return fig
+
+
+def format_number(value: float, digits: int = 2) -> str:
+    """Compact cell text: '-inf', '0', '0.5', '-1.23'."""
+    if np.isneginf(value):
+        return "−∞"
+    if np.isposinf(value):
+        return "∞"
+    if np.isnan(value):
+        return "NaN"
+    text = f"{value:.{digits}f}".rstrip("0").rstrip(".")
+    return "0" if text in ("-0", "") else text.replace("-", "−")
+
+
+def matrix_heatmap(matrix: np.ndarray, title: str, row_labels=None, column_labels=None,
+                   highlight_rows=(), symmetric: bool = True, digits: int = 2,
+                   hover_text=None, height: int | None = None, zero_centred: bool = True) -> go.Figure:
+    """(R, C) matrix -> annotated heatmap; title gets the shape; highlighted rows are boxed."""
+    matrix = np.asarray(matrix, dtype=np.float64)
+    rows, columns = matrix.shape
+    row_labels = [str(r) for r in range(rows)] if row_labels is None else [str(r) for r in row_labels]
+    column_labels = ([str(c) for c in range(columns)] if column_labels is None
+                     else [str(c) for c in column_labels])
+    row_labels = _unique_labels(row_labels)
+    finite = matrix[np.isfinite(matrix)]
+    bound = float(np.abs(finite).max()) if finite.size else 1.0
+    bound = bound or 1.0
+    shown = np.where(np.isfinite(matrix), matrix, np.nan)
+    annotated = rows * columns <= MAX_ANNOTATED_CELLS
+    heatmap = go.Heatmap(
+        z=shown, x=column_labels, y=row_labels,
+        colorscale=DIVERGING if zero_centred else SEQUENTIAL,
+        zmin=-bound if zero_centred else None, zmax=bound if zero_centred else None,
+        colorbar=dict(thickness=12), xgap=1, ygap=1,
+        text=[[format_number(v, digits) for v in row] for row in matrix],
+        texttemplate="%{text}" if annotated else None,
+        customdata=(np.vectorize(lambda v: format_number(v, 6))(matrix)
+                    if hover_text is None else hover_text),
+        hovertemplate=("row %{y}, column %{x}: %{customdata}<extra></extra>" if hover_text is None
+                       else "%{customdata}<extra></extra>"))
+    fig = go.Figure(heatmap)
+    for row in highlight_rows:
+        fig.add_shape(type="rect", x0=-0.5, x1=columns - 0.5, y0=row - 0.5, y1=row + 0.5,
+                      line=dict(color="#f59e0b", width=3))
+    fig.update_yaxes(autorange="reversed", type="category")
+    fig.update_xaxes(type="category", side="top")
+    auto_height = 110 + 34 * min(rows, 16) if height is None else height
+    return base_layout(fig, f"{title} · shape ({rows} × {columns})", auto_height)
+
+
+def _unique_labels(labels: list[str]) -> list[str]:
+    """Plotly merges equal category labels; repeated tokens get a position suffix."""
+    seen: dict[str, int] = {}
+    unique = []
+    for label in labels:
+        count = seen.get(label, 0)
+        seen[label] = count + 1
+        unique.append(label if count == 0 else f"{label} ({count + 1})")
+    return unique
+
+
+def vector_bars(values: np.ndarray, title: str, labels=None, name: str = "") -> go.Figure:
+    """(d,) -> bar chart of the coordinates."""
+    values = np.asarray(values, dtype=np.float64)
+    labels = [f"x{i}" for i in range(len(values))] if labels is None else list(labels)
+    colours = ["#dc2626" if v < 0 else "#2563eb" for v in values]
+    fig = go.Figure(go.Bar(x=labels, y=values, marker_color=colours, name=name,
+                           text=[format_number(v, 3) for v in values], textposition="outside",
+                           cliponaxis=False))
+    fig.update_yaxes(zeroline=True, zerolinecolor="#888")
+    return base_layout(fig, title, 300)
+
+
+def grouped_bars(series: dict[str, np.ndarray], title: str, labels=None) -> go.Figure:
+    """Several (d,) vectors side by side per coordinate."""
+    fig = go.Figure()
+    for name, values in series.items():
+        values = np.asarray(values, dtype=np.float64)
+        x = [f"x{i}" for i in range(len(values))] if labels is None else list(labels)
+        fig.add_trace(go.Bar(x=x, y=values, name=name,
+                             text=[format_number(v, 3) for v in values], textposition="outside",
+                             cliponaxis=False))
+    fig.update_layout(barmode="group", legend=dict(orientation="h", y=-0.15))
+    return base_layout(fig, title, 340)
+
+
+def line_chart(x, series: dict[str, np.ndarray], title: str, x_title: str, y_title: str,
+               height: int = 320) -> go.Figure:
+    fig = go.Figure()
+    for name, values in series.items():
+        fig.add_trace(go.Scatter(x=list(x), y=np.asarray(values, dtype=np.float64),
+                                 mode="lines+markers", name=name))
+    fig.update_xaxes(title=x_title)
+    fig.update_yaxes(title=y_title)
+    return base_layout(fig, title, height)

@@ -1,0 +1,135 @@
+"""Figures of the Geometry page: PCA scatter (WebGL), arrows, cosine vs ID gap, norms."""
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+
+from core.figures import base_layout, format_number
+
+KIND_COLOURS = {
+    "special": "#dc2626", "word start (Ġ/▁)": "#2563eb", "continuation (##)": "#f59e0b",
+    "digits": "#16a34a", "punctuation": "#9333ea", "word": "#64748b", "new row": "#e11d48",
+}
+
+
+def _hover(tokens, ids) -> list[str]:
+    return [f"{token!r} · id {int(token_id)}" for token, token_id in zip(tokens, ids)]
+
+
+def pca_scatter(coords: np.ndarray, tokens, ids, title: str, colour_values=None,
+                colour_title: str = "", kinds=None, labelled=(), height: int = 560) -> go.Figure:
+    """coords (n, 2) or (n, 3) -> WebGL scatter; colour by a number (n,) or by kinds (n,) strings.
+
+    `labelled` indexes rows of coords whose token is written beside the point.
+    """
+    coords = np.asarray(coords, dtype=np.float64)
+    three_d = coords.shape[1] >= 3
+    hover = _hover(tokens, ids)
+    fig = go.Figure()
+    if kinds is not None:
+        kinds = np.asarray(kinds)
+        for kind in dict.fromkeys(kinds.tolist()):
+            members = np.flatnonzero(kinds == kind)
+            fig.add_trace(_points(coords[members], [hover[i] for i in members], three_d,
+                                  dict(color=KIND_COLOURS.get(kind, "#64748b")), kind,
+                                  customdata=members))
+    else:
+        marker = dict(color=colour_values, colorscale="Viridis", showscale=colour_values is not None,
+                      colorbar=dict(title=colour_title, thickness=12))
+        fig.add_trace(_points(coords, hover, three_d, marker, "tokens",
+                              customdata=np.arange(len(coords))))
+    labelled = [i for i in labelled if 0 <= i < len(coords)]
+    if labelled:
+        chosen = coords[labelled]
+        text = [tokens[i] for i in labelled]
+        style = dict(mode="markers+text", text=text, textposition="top center", name="chosen",
+                     marker=dict(size=11, color="#f97316", line=dict(color="black", width=1)),
+                     hovertext=[hover[i] for i in labelled], hoverinfo="text",
+                     textfont=dict(size=15))
+        if three_d:
+            fig.add_trace(go.Scatter3d(x=chosen[:, 0], y=chosen[:, 1], z=chosen[:, 2], **style))
+        else:
+            fig.add_trace(go.Scatter(x=chosen[:, 0], y=chosen[:, 1], **style))
+    if three_d:
+        fig.update_layout(scene=dict(xaxis_title="PC1", yaxis_title="PC2", zaxis_title="PC3"))
+    else:
+        fig.update_xaxes(title="PC1")
+        fig.update_yaxes(title="PC2", scaleanchor="x", scaleratio=1)
+    fig.update_layout(legend=dict(orientation="h", y=-0.12), dragmode="lasso" if not three_d else None)
+    return base_layout(fig, title, height)
+
+
+def _points(coords, hover, three_d, marker, name, customdata):
+    marker = dict(size=4 if len(coords) > 2000 else 7, opacity=0.75, **marker)
+    if three_d:
+        return go.Scatter3d(x=coords[:, 0], y=coords[:, 1], z=coords[:, 2], mode="markers",
+                            marker=marker, hovertext=hover, hoverinfo="text", name=name,
+                            customdata=customdata)
+    return go.Scattergl(x=coords[:, 0], y=coords[:, 1], mode="markers", marker=marker,
+                        hovertext=hover, hoverinfo="text", name=name, customdata=customdata)
+
+
+def arrows_figure(vectors: np.ndarray, labels, title: str, axis_titles=("x", "y")) -> go.Figure:
+    """vectors (n, 2) -> arrows from the origin, equal axis scales so angles look right."""
+    vectors = np.asarray(vectors, dtype=np.float64)
+    fig = go.Figure()
+    palette = ["#2563eb", "#dc2626", "#16a34a", "#9333ea", "#f59e0b", "#0891b2"]
+    for i, (vector, label) in enumerate(zip(vectors, labels)):
+        colour = palette[i % len(palette)]
+        fig.add_annotation(x=vector[0], y=vector[1], ax=0, ay=0, xref="x", yref="y",
+                           axref="x", ayref="y", showarrow=True, arrowhead=3, arrowsize=1.4,
+                           arrowwidth=2.5, arrowcolor=colour, text="")
+        fig.add_trace(go.Scatter(x=[vector[0]], y=[vector[1]], mode="markers+text",
+                                 text=[f"{label} ({format_number(vector[0])}, {format_number(vector[1])})"],
+                                 textposition="top center", marker=dict(color=colour, size=6),
+                                 name=str(label), textfont=dict(size=14)))
+    reach = float(np.abs(vectors).max()) * 1.3 if vectors.size else 1.0
+    reach = reach or 1.0
+    fig.update_xaxes(range=[-reach, reach], zeroline=True, zerolinecolor="#888", title=axis_titles[0])
+    fig.update_yaxes(range=[-reach, reach], zeroline=True, zerolinecolor="#888", title=axis_titles[1],
+                     scaleanchor="x", scaleratio=1)
+    fig.update_layout(showlegend=False)
+    return base_layout(fig, title, 460)
+
+
+def id_gap_scatter(sample_gaps, sample_cosines, chosen_gaps, chosen_cosines, chosen_labels,
+                   title: str) -> go.Figure:
+    """Pairs: ID gap on x, cosine on y. Sampled pairs grey (WebGL), chosen pairs labelled."""
+    fig = go.Figure()
+    if len(sample_gaps):
+        fig.add_trace(go.Scattergl(x=sample_gaps, y=sample_cosines, mode="markers",
+                                   marker=dict(size=4, color="#94a3b8", opacity=0.5),
+                                   name="random pairs", hovertemplate="gap %{x}, cos %{y:.3f}<extra></extra>"))
+    if len(chosen_gaps):
+        fig.add_trace(go.Scatter(x=chosen_gaps, y=chosen_cosines, mode="markers+text",
+                                 text=chosen_labels, textposition="top center",
+                                 marker=dict(size=11, color="#f97316", line=dict(color="black", width=1)),
+                                 name="chosen pairs", textfont=dict(size=14),
+                                 hovertemplate="%{text}: gap %{x}, cos %{y:.3f}<extra></extra>"))
+    fig.update_xaxes(title="ID gap |id_a − id_b|", rangemode="tozero")
+    fig.update_yaxes(title="cosine similarity", range=[-1.05, 1.1])
+    fig.update_layout(legend=dict(orientation="h", y=-0.2))
+    return base_layout(fig, title, 420)
+
+
+def norm_by_id_figure(ids, norms, tokens, title: str, kinds=None) -> go.Figure:
+    """Vector norm against token id (WebGL): tokenizer structure shows up as bands."""
+    ids = np.asarray(ids)
+    norms = np.asarray(norms, dtype=np.float64)
+    hover = _hover(tokens, ids)
+    fig = go.Figure()
+    if kinds is None:
+        fig.add_trace(go.Scattergl(x=ids, y=norms, mode="markers", marker=dict(size=4),
+                                   hovertext=hover, hoverinfo="text", name="rows"))
+    else:
+        kinds = np.asarray(kinds)
+        for kind in dict.fromkeys(kinds.tolist()):
+            members = np.flatnonzero(kinds == kind)
+            fig.add_trace(go.Scattergl(x=ids[members], y=norms[members], mode="markers",
+                                       marker=dict(size=4, color=KIND_COLOURS.get(kind, "#64748b")),
+                                       hovertext=[hover[i] for i in members], hoverinfo="text",
+                                       name=kind))
+    fig.update_xaxes(title="token id")
+    fig.update_yaxes(title="‖E_id‖")
+    fig.update_layout(legend=dict(orientation="h", y=-0.2))
+    return base_layout(fig, title, 380)

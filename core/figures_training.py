@@ -1,0 +1,48 @@
+"""Figures of the Training page: loss curves and embedding rows moving in a fixed PCA basis."""
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+
+from core.figures import base_layout
+
+
+def loss_curve(losses: np.ndarray, title: str = "Training loss") -> go.Figure:
+    losses = np.asarray(losses, dtype=np.float64)
+    fig = go.Figure(go.Scatter(x=np.arange(1, len(losses) + 1), y=losses, mode="lines",
+                               name="loss", hovertemplate="step %{x}: %{y:.4f}<extra></extra>"))
+    fig.update_xaxes(title="step")
+    fig.update_yaxes(title="cross-entropy (nats)")
+    return base_layout(fig, title, 320)
+
+
+def moving_points_animation(frames: np.ndarray, steps: np.ndarray, tokens, title: str) -> go.Figure:
+    """frames (S, V, 2) coordinates per snapshot -> scatter with play button and step slider."""
+    frames = np.asarray(frames, dtype=np.float64)
+    tokens = list(tokens)
+    low, high = frames.reshape(-1, 2).min(axis=0), frames.reshape(-1, 2).max(axis=0)
+    pad = 0.1 * np.maximum(high - low, 1e-9)
+
+    def scatter(points):
+        return go.Scatter(x=points[:, 0], y=points[:, 1], mode="markers+text", text=tokens,
+                          textposition="top center", marker=dict(size=9, color="#2563eb"),
+                          hovertemplate="%{text}<extra></extra>")
+
+    fig = go.Figure(scatter(frames[0]),
+                    frames=[go.Frame(data=[scatter(points)], name=str(step))
+                            for points, step in zip(frames, steps)])
+    slider_steps = [dict(method="animate", label=str(step),
+                         args=[[str(step)], dict(mode="immediate", frame=dict(duration=0, redraw=True),
+                                                 transition=dict(duration=0))]) for step in steps]
+    fig.update_layout(
+        updatemenus=[dict(type="buttons", showactive=False, x=0, y=-0.12, xanchor="left",
+                          buttons=[dict(label="▶ Play", method="animate",
+                                        args=[None, dict(frame=dict(duration=120, redraw=True),
+                                                         fromcurrent=True, transition=dict(duration=0))]),
+                                   dict(label="❚❚ Pause", method="animate",
+                                        args=[[None], dict(mode="immediate", frame=dict(duration=0))])])],
+        sliders=[dict(active=0, steps=slider_steps, x=0.18, len=0.82, y=-0.05,
+                      currentvalue=dict(prefix="step "))])
+    fig.update_xaxes(range=[low[0] - pad[0], high[0] + pad[0]], title="PC1")
+    fig.update_yaxes(range=[low[1] - pad[1], high[1] + pad[1]], title="PC2")
+    return base_layout(fig, title, 560)

@@ -1,0 +1,166 @@
+"""Attention: positional encodings, one causal head with every intermediate, context demos."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+import shared
+from core.attention import (attention_head, identity_projection, random_projection,
+                            seed000_example, shifted_targets, sinusoidal_positions)
+from core.context_demo import compare_contexts, permutation_check
+from core.figures import format_number, grouped_bars
+from core.figures_attention import head_figures, positions_figures
+from core.lookup import lookup
+from core.toy_tables import seed001_lab_table
+
+table = shared.active_table()
+MAX_TOY_T = 32
+st.title("🎯 Attention: where context enters")
+st.caption(f"Table **{table.name}** — {table.source}")
+
+
+def input_tokens() -> tuple[list[int], list[str]] | None:
+    text = shared.kept_widget(st.text_input, "Sentence", "lookup_text",
+                              shared.default_text(shared.current_table_name()), query="text",
+                              parse=shared.parse_text, max_chars=shared.MAX_TEXT_CHARS)
+    try:
+        token_ids = shared.tokenize(table, text)
+    except ValueError as error:
+        shared.error_box(error)
+        return None
+    if len(token_ids) > MAX_TOY_T:
+        st.warning(f"The text has {len(token_ids)} tokens; the head below uses the first {MAX_TOY_T}.")
+        token_ids = token_ids[:MAX_TOY_T]
+    return token_ids, [table.tokens[r] for r in table.rows_for_ids(token_ids)]
+
+
+def show_positions(T: int) -> np.ndarray | None:
+    st.subheader("Positional encodings")
+    kind = shared.kept_widget(st.radio, "Positions", "attn_positions", "sinusoidal", query="pos",
+                              parse=shared.parse_choice(["sinusoidal", "none"]),
+                              options=["sinusoidal", "none"], horizontal=True,
+                              format_func={"sinusoidal": "sinusoidal (Vaswani et al. §3.5)",
+                                           "none": "none"}.get)
+    if kind == "none":
+        st.info("No positions: the head cannot tell word order (see the permutation demo).")
+        return None
+    P = sinusoidal_positions(T, table.width)
+    st.latex(r"PE_{pos,2i}=\sin\!\left(pos/10000^{2i/d}\right),\quad PE_{pos,2i+1}=\cos\!\left(pos/10000^{2i/d}\right)")
+    if table.width % 2:
+        st.caption(f"d = {table.width} is odd: the last column is a sine with no cosine partner.")
+    heat, cos = positions_figures(P)
+    c1, c2 = st.columns(2)
+    with c1:
+        shared.show_figure(heat, key="attn_P")
+    with c2:
+        shared.show_figure(cos, key="attn_Pcos")
+    return P
+
+
+def projections(d: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    c1, c2, c3 = st.columns(3)
+    kind = shared.kept_widget(c1.radio, "Projections W_Q, W_K, W_V", "attn_proj", "identity", query="proj",
+                              parse=shared.parse_choice(["identity", "random"]),
+                              options=["identity", "random"], format_func={"identity": "identity",
+                                                                           "random": "random (seeded)"}.get)
+    d_k = c2.number_input("d_k", 1, 64, d, key="attn_dk")
+    d_v = c3.number_input("d_v", 1, 64, d, key="attn_dv")
+    if kind == "identity":
+        return identity_projection(d, d_k), identity_projection(d, d_k), identity_projection(d, d_v)
+    return random_projection(d, d_k, 1), random_projection(d, d_k, 2), random_projection(d, d_v, 3)
+
+
+def show_head(result, labels: list[str], token_labels: list[str], prefix: str) -> None:
+    figures = head_figures(result, labels)
+    tabs = st.tabs(list(figures))
+    for tab, (name, fig) in zip(tabs, figures.items()):
+        with tab:
+            matrix = {"H = X + P": result.H, "Q = H W_Q": result.Q, "K = H W_K": result.K,
+                      "V_h = H W_V": result.V, "scores": result.scores, "M": result.mask,
+                      "A": result.weights, "O = A V_h": result.output}[name]
+            shared.figure_with_csv(fig, matrix, f"attention_{name.split()[0]}", labels, key=f"{prefix}_{name}")
+            if name == "A":
+                st.caption("Hover a cell to see the dot product, scale, mask and softmax behind it. "
+                           f"Each row sums to 1 (max |row sum − 1| = "
+                           f"{np.abs(result.weights.sum(axis=1) - 1).max():.1e}).")
+                st.dataframe(pd.DataFrame(shifted_targets(token_labels), columns=["position i reads", "predicts x_{i+1}"]),
+                             hide_index=True)
+
+
+def show_one_head(token_ids: list[int], tokens: list[str], P) -> None:
+    st.subheader("One attention head, every step")
+    st.latex(r"H=X+P,\;Q=HW_Q,\;K=HW_K,\;V_h=HW_V,\;A=\mathrm{softmax}_{row}\!\left(\tfrac{QK^\top}{\sqrt{d_k}}+M\right),\;O=AV_h")
+    c1, c2, c3 = st.columns(3)
+    causal = shared.kept_widget(c1.toggle, "Causal mask", "attn_causal", True, query="causal",
+                                parse=lambda raw: raw == "True")
+    use_positions = c2.toggle("Add positions", True, key="attn_use_pos", disabled=P is None)
+    scaled = c3.toggle("Scale by 1/√d_k", True, key="attn_scaled")
+    W_q, W_k, W_v = projections(table.width)
+    X = lookup(table.weight, table.rows_for_ids(token_ids))
+    result = attention_head(X, P if use_positions else None, W_q, W_k, W_v, causal=causal, scaled=scaled)
+    labels = [f"{i}:{t}" for i, t in enumerate(tokens)]
+    show_head(result, labels, tokens, "attn_head")
+
+
+def show_seed000() -> None:
+    with st.expander("Seed 000 two-position example: A = [[1, 0], [½, ½]], O = [[2, 0], [1, 2]]"):
+        result = seed000_example()
+        st.markdown("Every unmasked score is 0; values (2, 0) and (0, 4).")
+        show_head(result, ["0", "1"], ["p0", "p1"], "attn_seed000")
+
+
+def show_permutation(token_ids: list[int], tokens: list[str]) -> None:
+    st.subheader("Permutation demo (seed 003: where each word sits)")
+    if len(token_ids) < 2:
+        st.info("Type at least two tokens to swap them.")
+        return
+    c1, c2 = st.columns(2)
+    i = c1.selectbox("Swap position", range(len(tokens)), key="attn_swap_i", format_func=lambda p: f"{p}: {tokens[p]}")
+    j = c2.selectbox("with position", range(len(tokens)), index=1, key="attn_swap_j",
+                     format_func=lambda p: f"{p}: {tokens[p]}")
+    for positions in (False, True):
+        check = permutation_check(table, token_ids, int(i), int(j), positions=positions)
+        verdict = "the rows of O are permuted the same way ✅" if check.rows_permuted else \
+            "the rows of O are **not** just permuted: order now matters ❌"
+        st.markdown(f"**Positions {'on' if positions else 'off'}** (no mask, identity Q/K/V): {verdict}")
+    st.caption("Without positions, unrestricted self-attention treats a row permutation consistently.")
+
+
+def show_context_demo() -> None:
+    st.subheader("Context demo (seed 001): same token, same position, different neighbours")
+    lab = seed001_lab_table()
+    st.caption(f"Always on the lab table: {lab.source}. Identity Q/K/V, sinusoidal positions, causal.")
+    c1, c2 = st.columns(2)
+    first = c1.text_input("Sentence 1", "Oto kamienny zamek", key="attn_ctx_1")
+    second = c2.text_input("Sentence 2", "oto metalowy zamek", key="attn_ctx_2")
+    try:
+        first_ids, second_ids = lab.tokenize(first), lab.tokenize(second)
+        comparison = compare_contexts(lab, first_ids, second_ids)
+    except ValueError as error:
+        shared.error_box(error)
+        return
+    p = comparison.position
+    word = lab.tokens[lab.rows_for_ids([first_ids[p]])[0]]
+    st.markdown(f"Compared position **{p}** (`{word}` in sentence 1). Lookup + position vectors equal: "
+                f"**{comparison.same_input}**. Output difference ‖O₁ − O₂‖ = **{comparison.difference_norm:.4f}**"
+                + (" — identical sentences give identical outputs." if comparison.difference_norm == 0 else ""))
+    weights = pd.DataFrame({
+        "sentence 1 weights": [format_number(w, 3) for w in comparison.first.weights[p]],
+        "sentence 2 weights": [format_number(w, 3) for w in comparison.second.weights[p][:len(comparison.first.weights[p])]],
+    }, index=[f"key {k}" for k in range(len(comparison.first.weights[p]))])
+    st.dataframe(weights)
+    shared.show_figure(grouped_bars({"O₁": comparison.first.output[p], "O₂": comparison.second.output[p],
+                                     "O₁ − O₂": comparison.difference}, f"Attention output at position {p}"),
+                       key="attn_ctx_fig")
+
+
+tokens_of_text = input_tokens()
+P_matrix = None
+if tokens_of_text is not None:
+    token_ids, tokens = tokens_of_text
+    P_matrix = show_positions(len(token_ids))
+    show_one_head(token_ids, tokens, P_matrix)
+    show_permutation(token_ids, tokens)
+show_seed000()
+show_context_demo()

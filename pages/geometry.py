@@ -1,0 +1,196 @@
+"""Geometry: PCA of the whole table, arrows, cosine vs dot, cosine vs id gap, neighbours."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+import shared
+from core.figures import format_number, matrix_heatmap
+from core.figures_geometry import arrows_figure, id_gap_scatter, norm_by_id_figure, pca_scatter
+from core.geometry import (compare_vectors, cosine_matrix, dot_product_formula, find_tokens,
+                           plot_sample, possible_components, resolve_tokens, token_kind)
+from core.id_gap import sample_pairs, spearman
+
+table = shared.active_table()
+st.title("📐 Geometry of the table")
+st.caption(f"Table **{table.name}** · {table.vocab_size:,} × {table.width} — {table.source}")
+SEED_003_PRESET = {"h": np.array([2.0, 1.0]), "w": np.array([3.0, -1.0])}
+
+
+def chosen_rows() -> list[int]:
+    default = " ".join(table.tokens[: min(4, table.vocab_size)])
+    text = shared.kept_widget(st.text_input, "Chosen tokens (2–6, separated by spaces)", "geo_tokens",
+                              default, query="tokens", parse=shared.parse_text)
+    rows, unknown = resolve_tokens(table.tokens, text.split(), table.row_of_token)
+    if unknown:
+        st.warning(f"Not in this vocabulary: {', '.join(unknown[:10])}. "
+                   f"Vocabulary: {table.vocabulary_text(20)}")
+    if len(rows) > 6:
+        st.info("Only the first 6 chosen tokens are used.")
+    return rows[:6]
+
+
+def kinds_of(rows) -> list[str]:
+    return [token_kind(table.tokens[r]) for r in rows]
+
+
+def show_pca(rows: list[int]) -> None:
+    st.subheader("PCA projection of the whole table")
+    c1, c2 = st.columns(2)
+    dims = shared.kept_widget(c1.radio, "Dimensions", "geo_dims", 2, query="dims",
+                              parse=shared.parse_choice([2, 3]), options=[2, 3], horizontal=True)
+    colour = shared.kept_widget(c2.radio, "Colour by", "geo_colour", "id", query="colour",
+                                parse=shared.parse_choice(["id", "norm", "kind"]),
+                                options=["id", "norm", "kind"], horizontal=True,
+                                format_func={"id": "token id", "norm": "vector norm", "kind": "token kind"}.get)
+    k = possible_components(table.vocab_size, table.width, 3)
+    result = shared.cached_pca(table, 3)
+    if k < dims:
+        st.warning(f"This table has {table.vocab_size} rows and {table.width} coordinates: PCA can "
+                   f"give at most {k} component(s), so the plot uses {k}.")
+    shown = plot_sample(table.vocab_size, shared.MAX_PLOT_POINTS, must_include=rows)
+    if len(shown) < table.vocab_size:
+        st.caption(f"Drawing a seeded random sample of {len(shown):,} of {table.vocab_size:,} rows "
+                   "(plus the chosen tokens); the projection and its statistics use every row.")
+    coords = np.zeros((len(shown), max(2, min(dims, k))))
+    coords[:, : min(dims, k)] = result.coords[shown, : min(dims, k)]
+    tokens = [table.tokens[r] for r in shown]
+    position = {r: i for i, r in enumerate(shown)}
+    options = dict(labelled=[position[r] for r in rows])
+    if colour == "kind":
+        options["kinds"] = kinds_of(shown)
+    else:
+        values = table.ids[shown] if colour == "id" else shared.cached_norms(table)[shown]
+        options.update(colour_values=values, colour_title="id" if colour == "id" else "norm")
+    ratio = result.explained_variance_ratio
+    title = "PCA · explained variance " + ", ".join(f"PC{i + 1} {100 * v:.1f}%" for i, v in enumerate(ratio[:dims]))
+    event = shared.show_figure(pca_scatter(coords, tokens, table.ids[shown], title, **options),
+                               key="geo_pca", on_select="rerun", selection_mode="points")
+    picked = [shown[p["customdata"]] for p in (event.selection.points if event else [])
+              if isinstance(p.get("customdata"), int) and 0 <= p["customdata"] < len(shown)]
+    if picked:
+        shared.set_kept("geo_query", table.tokens[picked[0]])
+        st.info(f"Selected **{table.tokens[picked[0]]}** (id {int(table.ids[picked[0]])}): "
+                "its neighbours are listed below.")
+    st.caption("The basis is fixed per table (signs normalised), so points do not jump between reruns.")
+
+
+def show_arrows(rows: list[int]) -> None:
+    st.subheader("Vectors as arrows: cosine vs dot product")
+    preset = st.toggle("Seed 003 preset: h = (2, 1), w = (3, −1)", key="geo_preset_h_w")
+    if preset:
+        labels = ["h", "w"]
+        raw = np.stack(list(SEED_003_PRESET.values()))
+        plane, axes = raw, ("x1", "x2")
+    else:
+        if len(rows) < 2:
+            st.info("Choose at least two tokens above to compare their vectors.")
+            return
+        labels = [table.tokens[r] for r in rows]
+        raw = np.asarray(table.weight[rows], dtype=np.float64)
+        if table.width == 2:
+            plane, axes = raw, ("x0", "x1")
+        else:
+            result = shared.cached_pca(table, 3)
+            plane = np.zeros((len(rows), 2))
+            plane[:, : min(2, result.components.shape[0])] = (raw @ result.components.T)[:, :2]
+            axes = ("PC1 direction", "PC2 direction")
+    title = "Arrows from the origin" + ("" if preset or table.width == 2 else
+                                       " (raw vectors projected on the PCA plane, not centred)")
+    shared.show_figure(arrows_figure(plane, labels, title, axes), key="geo_arrows")
+    records = []
+    for i in range(len(labels)):
+        for j in range(i + 1, len(labels)):
+            pair = compare_vectors(raw[i], raw[j])
+            records.append({"pair": f"{labels[i]} · {labels[j]}",
+                            "|a|": format_number(pair.length_a, 3), "|b|": format_number(pair.length_b, 3),
+                            "dot a·b": format_number(pair.dot, 3),
+                            "cosine": "undefined (zero vector)" if pair.cosine is None else format_number(pair.cosine, 3),
+                            "angle": "—" if pair.angle_degrees is None else f"{pair.angle_degrees:.1f}°",
+                            "a·b written out": dot_product_formula(raw[i], raw[j])})
+    st.dataframe(pd.DataFrame(records), hide_index=True, width="stretch")
+    st.latex(r"\cos(a,b)=\frac{a\cdot b}{\|a\|\,\|b\|}\qquad a\cdot b=\textstyle\sum_i a_i b_i")
+    st.caption("Cosine compares directions only; the dot product also grows with both lengths. "
+               "An output score h·w is one number, not a probability.")
+
+
+def show_id_gap(rows: list[int]) -> None:
+    st.subheader("Cosine vs token-id gap")
+    unit = shared.cached_unit_rows(table)
+    sample = sample_pairs(table.weight, table.ids, 2000, seed=0, normalized=unit)
+    chosen_gaps, chosen_cos, chosen_labels = [], [], []
+    for i, a in enumerate(rows):
+        for b in rows[i + 1:]:
+            if unit[a].any() and unit[b].any():
+                chosen_gaps.append(abs(int(table.ids[a]) - int(table.ids[b])))
+                chosen_cos.append(float(unit[a].astype(np.float64) @ unit[b]))
+                chosen_labels.append(f"{table.tokens[a]}–{table.tokens[b]}")
+            else:
+                st.warning(f"{table.tokens[a]} or {table.tokens[b]} is a zero vector: cosine undefined.")
+    r_exact = shared.cached_id_gap_correlation(table)
+    rho = spearman(sample.gaps, sample.cosines)
+    c1, c2, c3 = st.columns(3)
+    c1.metric("Pearson r, all pairs (exact)", "undefined" if np.isnan(r_exact) else f"{r_exact:+.3f}")
+    c2.metric(f"Spearman ρ, {len(sample.gaps):,} sampled pairs", "undefined" if np.isnan(rho) else f"{rho:+.3f}")
+    c3.metric("Pairs in the table", f"{table.vocab_size * (table.vocab_size - 1) // 2:,}")
+    fig = id_gap_scatter(sample.gaps, sample.cosines, chosen_gaps, chosen_cos, chosen_labels,
+                         "Each point is a pair of tokens")
+    shared.show_figure(fig, key="geo_idgap")
+    if chosen_labels:
+        st.dataframe(pd.DataFrame({"pair": chosen_labels, "id gap": chosen_gaps,
+                                   "cosine": [f"{c:.3f}" for c in chosen_cos]}), hide_index=True)
+    st.caption("An id is an address: a small gap does not mean similar vectors (seed 004).")
+
+
+def show_neighbours() -> None:
+    st.subheader("Nearest neighbours")
+    c1, c2, c3 = st.columns([2, 1, 1])
+    default = table.tokens[0]
+    query = shared.kept_widget(c1.text_input, "Find a token", "geo_query", default, query="query",
+                               parse=shared.parse_text)
+    k = shared.kept_widget(c2.number_input, "k", "geo_k", 5, query="k",
+                           parse=shared.parse_int_in(1, 100), min_value=1, max_value=100)
+    metric = shared.kept_widget(c3.radio, "Metric", "geo_metric", "cosine", query="metric",
+                                parse=shared.parse_choice(["cosine", "euclidean"]),
+                                options=["cosine", "euclidean"])
+    matches = [r for r in [table.row_of_token(query)] if r is not None] or find_tokens(table.tokens, query)
+    if not matches:
+        st.warning(f"No token matches {query!r}. Vocabulary: {table.vocabulary_text(20)}")
+        return
+    row = matches[0]
+    if int(k) > table.vocab_size - 1:
+        st.info(f"k = {int(k)} is more than the other {table.vocab_size - 1} tokens: showing all of them.")
+    try:
+        neighbours = shared.nearest_neighbours(table, row, int(k), metric)
+    except ValueError as error:
+        shared.error_box(error)
+        return
+    st.markdown(f"Neighbours of **{table.tokens[row]}** (id {int(table.ids[row])}) by {metric}:")
+    st.dataframe(pd.DataFrame({"token": [table.tokens[r] for r, _ in neighbours],
+                               "id": [int(table.ids[r]) for r, _ in neighbours],
+                               metric if metric == "cosine" else "distance":
+                                   [f"{s:.4f}" for _, s in neighbours]}), hide_index=True)
+
+
+def show_heatmap_and_norms(rows: list[int]) -> None:
+    st.subheader("Pairwise cosine of the chosen tokens")
+    if len(rows) >= 1:
+        labels = [table.tokens[r] for r in rows]
+        matrix = cosine_matrix(table.weight[rows])
+        shared.figure_with_csv(matrix_heatmap(matrix, "cos(a, b)", labels, labels, digits=3),
+                               matrix, "cosine_matrix", labels, labels)
+    st.subheader("Vector norm vs token id")
+    shown = plot_sample(table.vocab_size, shared.MAX_PLOT_POINTS)
+    fig = norm_by_id_figure(table.ids[shown], shared.cached_norms(table)[shown],
+                            [table.tokens[r] for r in shown], "Norm by id (bands reveal tokenizer structure)",
+                            kinds=kinds_of(shown))
+    shared.show_figure(fig, key="geo_norms")
+
+
+rows = chosen_rows()
+show_pca(rows)
+show_arrows(rows)
+show_id_gap(rows)
+show_neighbours()
+show_heatmap_and_norms(rows)

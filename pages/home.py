@@ -1,0 +1,44 @@
+"""Home: the pipeline text -> token ids -> vectors -> contextual vectors, with live values."""
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+import shared
+from core.pipeline import comparison_rows
+
+table = shared.active_table()
+st.title("🔭 Embedding Lens")
+st.markdown("See how a language model turns **token ids into vectors** and **vectors into context**.")
+
+stages = st.columns(4)
+links = [("Text → token ids", "pages/lookup.py", "A tokenizer maps text to integer ids: addresses, not meanings."),
+         ("Token ids → vectors", "pages/lookup.py", "Each id selects one row of the embedding table E (V × d)."),
+         ("Vectors → geometry", "pages/geometry.py", "Directions and distances: cosine, PCA, nearest neighbours."),
+         ("Vectors → contextual vectors", "pages/attention.py", "Attention mixes each vector with its neighbours.")]
+for column, (title, page, text) in zip(stages, links):
+    with column.container(border=True):
+        st.page_link(page, label=f"**{title}**")
+        st.caption(text)
+st.page_link("pages/training.py", label="Where do the numbers come from? → **Training**", icon="🏋️")
+
+st.subheader("Token id vs one-hot vs embedding vs contextual vector")
+text = shared.kept_widget(st.text_input, "Sentence", "lookup_text",
+                          shared.default_text(shared.current_table_name()), query="text",
+                          parse=shared.parse_text, max_chars=shared.MAX_TEXT_CHARS)
+try:
+    token_ids = shared.tokenize(table, text)
+except ValueError as error:
+    shared.error_box(error)
+    st.stop()
+tokens = [table.tokens[r] for r in table.rows_for_ids(token_ids)]
+position = st.selectbox("Token", range(len(token_ids)), key="home_position",
+                        format_func=lambda p: f"{p}: {tokens[p]}")
+try:
+    stages_of_token = shared.token_stages(table, token_ids, position)
+except ValueError as error:
+    shared.error_box(error)
+    st.stop()
+st.dataframe(pd.DataFrame(comparison_rows(stages_of_token)), hide_index=True, width="stretch")
+st.caption(f"Contextual vector here: {stages_of_token.contextual_source}. "
+           "The embedding row is the same wherever the token appears; the contextual vector is not.")

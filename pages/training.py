@@ -1,0 +1,176 @@
+"""Training: the gradient moves the rows it touched — one step at a time, then a small model live."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+import shared
+from core.figures import grouped_bars, matrix_heatmap, vector_bars
+from core.figures_training import loss_curve, moving_points_animation
+from core.latex import vector_latex
+from core.tiny_model import (BUILTIN_CORPUS, MAX_STEPS, TinyModelConfig, fixed_basis_frames,
+                             neighbours_before_after)
+from core.toy_tables import LAB_LEARNING_RATE, LAB_OUTPUT_TOKENS, LAB_OUTPUT_WEIGHT, seed001_lab_table
+from core.training import OptimizerConfig, softmax_ce_step, train_table_steps
+
+st.title("🏋️ Training: the gradient moves the rows it touched")
+lab = seed001_lab_table()
+
+
+def lab_history() -> list[np.ndarray]:
+    """The session's stack of input rows: [initial, after step 1, ...] (undo pops one)."""
+    row = lab.row_of_token(st.session_state.get("train_input", "kamienny"))
+    history = st.session_state.setdefault("train_history", {})
+    return history.setdefault(row, [np.asarray(lab.weight[row], dtype=np.float64)])
+
+
+def show_lab() -> None:
+    st.subheader("The seed 001 lab: one row, one step")
+    st.caption(f"{lab.source}. Output vectors are frozen and separate from the input table; "
+               "no momentum, no weight decay.")
+    c1, c2, c3 = st.columns(3)
+    c1.selectbox("Input token", lab.tokens, index=lab.tokens.index("kamienny"), key="train_input")
+    target_name = c2.selectbox("Target (the label)", LAB_OUTPUT_TOKENS, key="train_target")
+    lr = c3.number_input("Learning rate", -1e6, 1e6, LAB_LEARNING_RATE, step=0.1, format="%.3f",
+                         key="train_lr")
+    history = lab_history()
+    b1, b2, b3 = st.columns(3)
+    target = LAB_OUTPUT_TOKENS.index(target_name)
+    try:
+        step = softmax_ce_step(history[-1], LAB_OUTPUT_WEIGHT, target, float(lr))
+    except ValueError as error:
+        shared.error_box(error)
+        return
+    if b1.button("Step", type="primary", key="train_step", disabled=not step.finite):
+        history.append(step.x_after)
+        st.rerun()
+    if b2.button("Undo", key="train_undo", disabled=len(history) < 2):
+        history.pop()
+        st.rerun()
+    if b3.button("Reset", key="train_reset", disabled=len(history) < 2):
+        del history[1:]
+        st.rerun()
+    show_step(step, target_name, len(history) - 1)
+
+
+def show_step(step, target_name: str, steps_taken: int) -> None:
+    input_name = st.session_state.get("train_input", "kamienny")
+    if input_name == target_name:
+        st.info(f"The input is “{input_name}” and the label is also “{target_name}”: still only the "
+                "input row moves; the label only chooses which probability to raise.")
+    if not step.finite:
+        st.error("This learning rate makes the step diverge: the new row or loss is NaN/Inf. "
+                 "Use a smaller learning rate.")
+    st.markdown(f"Steps taken: **{steps_taken}**. Next step, with lr = {step.lr:g}:")
+    c1, c2 = st.columns(2)
+    c1.metric(f"p({target_name})", f"{100 * step.prob_before:.1f} % → {100 * step.prob_after:.1f} %",
+              f"{100 * (step.prob_after - step.prob_before):+.1f} pp")
+    c2.metric("loss = −ln p", f"{step.loss_before:.3f} → {step.loss_after:.3f}",
+              f"{step.loss_after - step.loss_before:+.3f}", delta_color="inverse")
+    z, p = step.logits_before, step.probs_before
+    st.latex(rf"z = W_{{out}}\,x = {vector_latex(z)},\quad p=\mathrm{{softmax}}(z) = {vector_latex(p)}")
+    st.latex(rf"L = -\ln p(\text{{{target_name}}}) = -\ln {step.prob_before:.4f} = {step.loss_before:.4f}")
+    st.latex(rf"\nabla_x L = W_{{out}}^\top (p - y) = {vector_latex(step.grad)}")
+    st.latex(rf"x' = x - {step.lr:g}\,\nabla_x L = {vector_latex(step.x_after)}")
+    labels = [f"x{i}" for i in range(len(step.grad))]
+    c1, c2 = st.columns(2)
+    with c1:
+        shared.show_figure(vector_bars(step.grad, "Gradient ∇ₓL (six coordinates)", labels), key="train_grad")
+    with c2:
+        shared.show_figure(grouped_bars({"row before": step.x_before, "row after": step.x_after},
+                                        f"Row “{input_name}” before and after"), key="train_rows")
+    row = lab.row_of_token(input_name)
+    weight = np.array(lab.weight, dtype=np.float64)
+    weight[row] = step.x_after
+    fig = matrix_heatmap(weight - lab.weight, "Change of the lab table after this step (only one row moves)",
+                         lab.tokens, labels, highlight_rows=[row], digits=3)
+    shared.show_figure(fig, key="train_table_change")
+
+
+def show_batch() -> None:
+    st.subheader("A sequence: S^T G, and the optimizer's update")
+    st.caption("Next-token loss of a frozen random read-out W_out (seed 0) over the lab table. "
+               "Repeated ids accumulate gradient in one row; untouched rows get zero gradient.")
+    text = st.text_input("Sequence", "oto zamek oto klucz oto", key="train_batch_text")
+    c1, c2, c3, c4 = st.columns(4)
+    kind = c1.selectbox("Optimizer", ["sgd", "momentum", "adam"], key="train_opt",
+                        format_func={"sgd": "SGD", "momentum": "SGD + momentum 0.9", "adam": "Adam"}.get)
+    lr = c2.number_input("lr", -1e6, 1e6, 0.5, step=0.1, key="train_batch_lr")
+    decay = c3.number_input("weight decay", 0.0, 10.0, 0.0, step=0.01, key="train_wd")
+    steps = c4.number_input("steps", 1, 100, 1, key="train_batch_steps")
+    frozen = st.toggle("Frozen table (requires_grad = False)", key="train_frozen")
+    try:
+        ids = lab.tokenize(text)
+        readout = np.random.default_rng(0).standard_normal(lab.weight.shape) * 0.5
+        result = train_table_steps(lab.weight, ids, readout, OptimizerConfig(kind, float(lr), weight_decay=float(decay)),
+                                   int(steps), frozen)
+    except ValueError as error:
+        shared.error_box(error)
+        return
+    if not np.all(np.isfinite(result.weight_after)):
+        st.error("The table diverged (NaN/Inf): lower the learning rate.")
+    labels = [f"x{i}" for i in range(lab.width)]
+    c1, c2 = st.columns(2)
+    with c1:
+        shared.figure_with_csv(matrix_heatmap(result.gradient, "Gradient S^T G (last step)", lab.tokens, labels, digits=3),
+                               result.gradient, "table_gradient", lab.tokens, labels)
+    with c2:
+        shared.figure_with_csv(matrix_heatmap(result.update, "Update applied (last step)", lab.tokens, labels, digits=3),
+                               result.update, "table_update", lab.tokens, labels)
+    st.caption(f"Loss per step: {', '.join(f'{v:.3f}' for v in result.losses[:10])}"
+               + (" …" if len(result.losses) > 10 else "") +
+               ". The derivative is not the update: momentum, Adam's scaling and weight decay change it; "
+               "with weight decay, untouched rows move too; a frozen table does not move at all.")
+
+
+def show_live_model() -> None:
+    st.subheader("A small model trained live")
+    source = st.radio("Corpus", ["built-in", "your text"], horizontal=True, key="train_corpus_kind")
+    text = BUILTIN_CORPUS if source == "built-in" else st.text_area("Your text", key="train_corpus_text")
+    with st.expander("Built-in corpus" if source == "built-in" else "Tokens", expanded=False):
+        st.write(text[:2000])
+    c1, c2, c3, c4 = st.columns(4)
+    steps = c1.number_input("Steps", 0, MAX_STEPS, 200, step=50, key="train_live_steps")
+    width = c2.number_input("Width d", 2, 64, 16, key="train_live_d")
+    attention = c3.toggle("Attention head", True, key="train_live_attn")
+    tied = c4.toggle("Tied output", False, key="train_live_tied")
+    lr = c1.number_input("Adam lr", 0.0001, 1.0, 0.02, format="%.4f", key="train_live_lr")
+    seed = c2.number_input("Seed", 0, 10_000, 0, key="train_live_seed")
+    basis = c3.radio("PCA basis", ["final", "initial"], key="train_live_basis",
+                     format_func=lambda b: f"fixed, from the {b} table")
+    config = TinyModelConfig(width=int(width), attention=attention, tied=tied, steps=int(steps),
+                             lr=float(lr), seed=int(seed))
+    if st.button("Train", type="primary", key="train_live_go"):
+        if int(steps) == 0:
+            st.warning("Steps = 0: nothing to train. Choose at least one step.")
+            return
+        progress = st.progress(0.0, text="Training…")
+        try:
+            st.session_state["train_live_run"] = shared.train_live(text, config, progress)
+        except ValueError as error:
+            shared.error_box(error)
+            return
+        finally:
+            progress.empty()
+    run = st.session_state.get("train_live_run")
+    if run is None:
+        st.caption("Press Train: the embedding rows will move on screen.")
+        return
+    st.caption(f"Last run: {run.config.steps} steps, d = {run.config.width}, seed {run.config.seed}, "
+               f"{'with' if run.config.attention else 'no'} attention, {'tied' if run.config.tied else 'untied'} output; "
+               f"loss {run.losses[0]:.3f} → {run.losses[-1]:.3f}.")
+    shared.show_figure(loss_curve(run.losses), key="train_loss")
+    frames = fixed_basis_frames(run, basis)
+    shared.show_figure(moving_points_animation(frames, run.snapshot_steps, run.vocabulary,
+                                               f"Embedding rows moving (PCA basis fixed from the {basis} table)"),
+                       key="train_anim")
+    word = st.selectbox("Neighbours of", run.vocabulary, key="train_live_word")
+    table = neighbours_before_after(run, word, k=min(5, len(run.vocabulary) - 1))
+    st.dataframe(pd.DataFrame({f"{when} training": [f"{t} ({s:.2f})" for t, s in pairs]
+                               for when, pairs in table.items()}), hide_index=True)
+
+
+show_lab()
+show_batch()
+show_live_model()

@@ -1,0 +1,333 @@
+"""Helpers every page uses: the working table, URL-backed view state, figure and CSV output.
+
+Pages import this module; `core` never does. Shared caches hold read-only objects; a
+session's edits live in `st.session_state` and produce new tables, never in-place writes.
+"""
+from __future__ import annotations
+
+import io
+from typing import Any, Callable
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from core.edits import apply_operations
+from core.tables import EmbeddingTable
+from core.toy_tables import TOY_TABLES, toy_table
+
+DEFAULT_TABLE = "seed000"
+MAX_TEXT_CHARS = 2000          # longer texts (e.g. from a tampered URL) are cut with a warning
+_QUERY_KEYS = "_query_keys"    # session key: query-param name -> session store key, this run
+_WARNINGS = "_pending_warnings"
+
+
+# ---------------------------------------------------------------- tables and caches
+def table_choices() -> dict[str, str]:
+    """URL name -> label shown in the picker."""
+    return {name: builder().name for name, (builder, _) in TOY_TABLES.items()}
+
+
+@st.cache_resource(show_spinner=False)
+def base_table(name: str) -> EmbeddingTable:
+    """The shared, read-only table for a URL name."""
+    return toy_table(name)
+
+
+def current_table_name() -> str:
+    return st.session_state.get("keep_table", DEFAULT_TABLE)
+
+
+def default_text(name: str) -> str:
+    return TOY_TABLES[name][1] if name in TOY_TABLES else ""
+
+
+def table_operations(name: str | None = None) -> list:
+    """This session's edits/resizes of a table (a list it may append to)."""
+    name = name or current_table_name()
+    return st.session_state.setdefault("table_operations", {}).setdefault(name, [])
+
+
+def active_table() -> EmbeddingTable:
+    """The table every page works on: the shared base plus this session's own operations."""
+    name = current_table_name()
+    operations = tuple(table_operations(name))
+    cached = st.session_state.get("_active_table")
+    if cached is not None and cached[0] == (name, operations):
+        return cached[1]
+    table = apply_operations(base_table(name), operations)
+    st.session_state["_active_table"] = ((name, operations), table)
+    return table
+
+
+def is_edited() -> bool:
+    return bool(table_operations())
+
+
+# ---------------------------------------------------------------- URL-backed view state
+def warn_later(message: str) -> None:
+    """A warning shown at the top of the page (used while reading the URL)."""
+    st.session_state.setdefault(_WARNINGS, []).append(message)
+
+
+def show_pending_warnings() -> None:
+    for message in st.session_state.pop(_WARNINGS, []):
+        st.warning(message)
+
+
+def keep(key: str, default: Any, query: str | None = None,
+         parse: Callable[[str], Any] | None = None) -> Any:
+    """A value that survives page changes; with `query` it is read from / mirrored to the URL.
+
+    `parse` turns the URL text into a value and raises ValueError for a tampered one.
+    """
+    store = f"keep_{key}"
+    if store not in st.session_state:
+        value = default
+        if query and query in st.query_params:
+            raw = st.query_params[query]
+            try:
+                value = (parse or str)(raw)
+            except (ValueError, TypeError) as error:
+                warn_later(f"The link's `{query}` value was not used: {error}")
+        st.session_state[store] = value
+    if query:
+        st.session_state.setdefault(_QUERY_KEYS, {})[query] = store
+    return st.session_state[store]
+
+
+def set_kept(key: str, value: Any) -> None:
+    st.session_state[f"keep_{key}"] = value
+
+
+def _copy_widget(key: str) -> None:
+    st.session_state[f"keep_{key}"] = st.session_state[key]
+
+
+def kept_widget(widget: Callable, label: str, key: str, default: Any, query: str | None = None,
+                parse: Callable[[str], Any] | None = None, **kwargs) -> Any:
+    """A widget whose value persists across pages (Streamlit drops unrendered widget state)."""
+    keep(key, default, query, parse)
+    st.session_state[key] = st.session_state[f"keep_{key}"]
+    return widget(label, key=key, on_change=_copy_widget, args=(key,), **kwargs)
+
+
+def parse_choice(options) -> Callable[[str], Any]:
+    options = list(options)
+
+    def parse(raw: str):
+        for option in options:
+            if str(option) == raw:
+                return option
+        shown = ", ".join(str(o) for o in options[:8])
+        raise ValueError(f"{raw[:40]!r} is not one of {shown}")
+    return parse
+
+
+def parse_int_in(low: int, high: int) -> Callable[[str], int]:
+    def parse(raw: str) -> int:
+        try:
+            value = int(raw)
+        except ValueError:
+            raise ValueError(f"{raw[:40]!r} is not a whole number") from None
+        if not low <= value <= high:
+            raise ValueError(f"{value} is outside {low}..{high}")
+        return value
+    return parse
+
+
+def parse_text(raw: str) -> str:
+    if len(raw) > MAX_TEXT_CHARS:
+        warn_later(f"The link's text had {len(raw):,} characters; the first {MAX_TEXT_CHARS:,} are used.")
+        return raw[:MAX_TEXT_CHARS]
+    return raw
+
+
+def sync_query_params() -> None:
+    """Mirror every URL-backed value used in this run into st.query_params."""
+    wanted = {query: st.session_state[store]
+              for query, store in st.session_state.get(_QUERY_KEYS, {}).items()
+              if store in st.session_state}
+    for query, value in wanted.items():
+        text = str(value)
+        if st.query_params.get(query) != text:
+            st.query_params[query] = text
+    for query in list(st.query_params.keys()):
+        if query not in wanted:
+            del st.query_params[query]
+    st.session_state[_QUERY_KEYS] = {}
+
+
+# ---------------------------------------------------------------- output
+def figure_config() -> dict:
+    """Plotly modebar: a camera button that saves PNG or SVG (chosen in the sidebar)."""
+    image_format = st.session_state.get("keep_image_format", "png")
+    scale = 2 if image_format == "png" else 1
+    return {"displaylogo": False,
+            "toImageButtonOptions": {"format": image_format, "scale": scale,
+                                     "filename": "embedding-lens"}}
+
+
+def show_figure(fig, key: str | None = None, **kwargs):
+    return st.plotly_chart(fig, width="stretch", config=figure_config(), key=key, **kwargs)
+
+
+def matrix_frame(matrix: np.ndarray, row_labels=None, column_labels=None) -> pd.DataFrame:
+    matrix = np.asarray(matrix)
+    columns = column_labels if column_labels is not None else [f"x{i}" for i in range(matrix.shape[1])]
+    frame = pd.DataFrame(matrix, columns=[str(c) for c in columns])
+    if row_labels is not None:
+        frame.insert(0, "row", [str(r) for r in row_labels])
+    return frame
+
+
+def csv_button(matrix: np.ndarray, name: str, row_labels=None, column_labels=None,
+               key: str | None = None) -> None:
+    """A download button with the matrix as CSV (full precision)."""
+    buffer = io.StringIO()
+    matrix_frame(matrix, row_labels, column_labels).to_csv(buffer, index=False)
+    st.download_button(f"⬇ {name}.csv", buffer.getvalue(), file_name=f"{name}.csv",
+                       mime="text/csv", key=key or f"csv_{name}")
+
+
+def figure_with_csv(fig, matrix: np.ndarray, name: str, row_labels=None, column_labels=None,
+                    key: str | None = None) -> None:
+    show_figure(fig, key=f"fig_{key or name}")
+    csv_button(matrix, name, row_labels, column_labels, key=f"csv_{key or name}")
+
+
+def presentation_css() -> None:
+    """Larger type for projecting on a screen."""
+    st.markdown("""<style>
+      html, body, [data-testid="stAppViewContainer"] { font-size: 20px; }
+      [data-testid="stMarkdownContainer"] p, [data-testid="stMarkdownContainer"] li { font-size: 1.25rem; }
+      h1 { font-size: 3rem !important; } h2 { font-size: 2.3rem !important; }
+      h3 { font-size: 1.8rem !important; }
+      [data-testid="stMetricValue"] { font-size: 2.6rem; }
+      </style>""", unsafe_allow_html=True)
+
+
+def error_box(error: Exception) -> None:
+    """A user-facing message for a ValueError raised by core (never a traceback)."""
+    st.error(str(error))
+
+
+# ---------------------------------------------------------------- derived arrays, per table
+MAX_PLOT_POINTS = 20_000   # more points than this are drawn as a stated, seeded sample
+
+
+def tokenize(table: EmbeddingTable, text: str) -> list[int]:
+    """Text -> token ids with the table's own tokenizer (whitespace words for toy tables)."""
+    return table.tokenize(text)
+
+
+@st.cache_resource(show_spinner=False, max_entries=16)
+def _pca_by_key(key: str, _weight: np.ndarray, k: int):
+    from core.geometry import pca
+
+    result = pca(_weight, k)
+    for array in (result.coords, result.components, result.explained_variance,
+                  result.explained_variance_ratio, result.mean):
+        array.flags.writeable = False
+    return result
+
+
+def cached_pca(table: EmbeddingTable, k: int):
+    """PCA of the whole table, computed once per table content (the key changes with edits)."""
+    return _pca_by_key(table.key, table.weight, k)
+
+
+@st.cache_resource(show_spinner=False, max_entries=16)
+def _unit_rows_by_key(key: str, _weight: np.ndarray) -> np.ndarray:
+    from core.geometry import normalized_rows
+
+    unit = normalized_rows(_weight)
+    unit.flags.writeable = False
+    return unit
+
+
+def cached_unit_rows(table: EmbeddingTable) -> np.ndarray:
+    """(V, d) float32 unit rows of the table, cached per table content."""
+    return _unit_rows_by_key(table.key, table.weight)
+
+
+# ---------------------------------------------------------------- tables as frames
+MAX_FRAME_ROWS = 200
+
+
+def _frame_rows(table: EmbeddingTable, highlighted: list[int]) -> list[int]:
+    if table.vocab_size <= MAX_FRAME_ROWS:
+        return list(range(table.vocab_size))
+    return sorted(set(highlighted))
+
+
+def _highlight(frame: pd.DataFrame, rows: list[int], highlighted: list[int]):
+    marked = {i for i, r in enumerate(rows) if r in set(highlighted)}
+    return frame.style.apply(
+        lambda series: ["background-color: #fde68a; color: #111" if series.name in marked else ""
+                        for _ in series], axis=1)
+
+
+def vocabulary_frame(table: EmbeddingTable, highlighted: list[int]):
+    rows = _frame_rows(table, highlighted)
+    frame = pd.DataFrame({"token id": [int(table.ids[r]) for r in rows],
+                          "token": [table.tokens[r] for r in rows]})
+    return _highlight(frame, rows, highlighted)
+
+
+def embedding_frame(table: EmbeddingTable, highlighted: list[int]):
+    rows = _frame_rows(table, highlighted)
+    values = np.asarray(table.weight[rows], dtype=np.float64)
+    frame = pd.DataFrame(values, columns=[f"x{j}" for j in range(table.width)])
+    frame.insert(0, "row", rows)
+    return _highlight(frame, rows, highlighted).format(precision=3, subset=frame.columns[1:])
+
+
+def token_stages(table: EmbeddingTable, token_ids: list[int], position: int):
+    """Id, one-hot, embedding and contextual vector of one token of the text."""
+    from core.pipeline import toy_token_stages
+
+    return toy_token_stages(table, token_ids, position)
+
+
+@st.cache_resource(show_spinner=False, max_entries=16)
+def _norms_by_key(key: str, _weight: np.ndarray) -> np.ndarray:
+    from core.geometry import row_norms
+
+    norms = row_norms(_weight)
+    norms.flags.writeable = False
+    return norms
+
+
+def cached_norms(table: EmbeddingTable) -> np.ndarray:
+    """(V,) row norms, cached per table content."""
+    return _norms_by_key(table.key, table.weight)
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def _id_gap_by_key(key: str, _weight: np.ndarray, _ids: np.ndarray) -> float:
+    from core.id_gap import id_gap_correlation
+
+    return id_gap_correlation(_weight, _ids)
+
+
+def cached_id_gap_correlation(table: EmbeddingTable) -> float:
+    return _id_gap_by_key(table.key, table.weight, table.ids)
+
+
+def nearest_neighbours(table: EmbeddingTable, row: int, k: int, metric: str):
+    from core.geometry import nearest
+
+    squared = cached_norms(table) ** 2 if metric == "euclidean" else None
+    return nearest(table.weight, row, k, metric, normalized=cached_unit_rows(table), norms=squared)
+
+
+def train_live(text: str, config, progress_bar):
+    """Train the tiny model, reporting to a st.progress bar (a fresh run for this session)."""
+    from core.tiny_model import train_tiny_model
+
+    def report(step: int, total: int, loss: float) -> None:
+        if step == total or step % max(1, total // 50) == 0:
+            progress_bar.progress(step / total, text=f"step {step}/{total} · loss {loss:.3f}")
+
+    return train_tiny_model(text, config, report)
