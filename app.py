@@ -42,7 +42,7 @@ def _sidebar_settings() -> None:
 def main() -> None:
     presenting = _presentation_mode()
     st.set_page_config(page_title="Embedding Lens", page_icon="🔭",
-                       layout="wide" if presenting else "centered",
+                       layout="wide",
                        initial_sidebar_state="collapsed" if presenting else "auto")
     if presenting:
         shared.presentation_css()
@@ -50,9 +50,14 @@ def main() -> None:
     _table_picker()
     _sidebar_settings()
     shared.show_pending_warnings()
-    page.run()
+    st.session_state["_in_shell"] = True
+    try:
+        page.run()
+    finally:
+        st.session_state["_in_shell"] = False
     shared.show_pending_warnings()
     shared.sync_query_params()
 
 
-main()
+if __name__ == "__main__":  # streamlit runs the entry point as __main__
+    main()

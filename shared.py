@@ -22,6 +22,22 @@ _QUERY_KEYS = "_query_keys"    # session key: query-param name -> session store 
 _WARNINGS = "_pending_warnings"
 
 
+# ---------------------------------------------------------------- the shell
+def require_shell() -> None:
+    """Route a page through app.py.
+
+    Until some session has called st.navigation, Streamlit serves pages/*.py directly (its
+    older multipage mode), skipping app.py: a first visitor with a deep link would get a page
+    without the picker or the URL state. Registering the navigation and rerunning fixes that.
+    """
+    if st.session_state.get("_in_shell"):
+        return
+    from app import PAGES
+
+    st.navigation(PAGES)
+    st.rerun()
+
+
 # ---------------------------------------------------------------- tables and caches
 def table_choices() -> dict[str, str]:
     """URL name -> label shown in the picker."""
@@ -331,3 +347,8 @@ def train_live(text: str, config, progress_bar):
             progress_bar.progress(step / total, text=f"step {step}/{total} · loss {loss:.3f}")
 
     return train_tiny_model(text, config, report)
+
+
+def frame_height(table: EmbeddingTable) -> int:
+    """Pixel height that fits a small table exactly and scrolls a large one."""
+    return min(38 + 35 * min(table.vocab_size, MAX_FRAME_ROWS), 400)

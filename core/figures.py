@@ -5,7 +5,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 DIVERGING = "RdBu_r"
-SEQUENTIAL = "Viridis"
+SEQUENTIAL = "Blues"
 MAX_ANNOTATED_CELLS = 400   # above this, cell values are left to the hover
 FONT = dict(size=14)
 
@@ -46,7 +46,8 @@ def matrix_heatmap(matrix: np.ndarray, title: str, row_labels=None, column_label
     heatmap = go.Heatmap(
         z=shown, x=column_labels, y=row_labels,
         colorscale=DIVERGING if zero_centred else SEQUENTIAL,
-        zmin=-bound if zero_centred else None, zmax=bound if zero_centred else None,
+        zmin=-bound if zero_centred else min(0.0, float(finite.min()) if finite.size else 0.0),
+        zmax=bound,
         colorbar=dict(thickness=12), xgap=1, ygap=1,
         text=[[format_number(v, digits) for v in row] for row in matrix],
         texttemplate="%{text}" if annotated else None,
@@ -59,7 +60,8 @@ def matrix_heatmap(matrix: np.ndarray, title: str, row_labels=None, column_label
         fig.add_shape(type="rect", x0=-0.5, x1=columns - 0.5, y0=row - 0.5, y1=row + 0.5,
                       line=dict(color="#f59e0b", width=3))
     fig.update_yaxes(autorange="reversed", type="category")
-    fig.update_xaxes(type="category", side="top")
+    fig.update_xaxes(type="category", tickfont=dict(size=13))
+    fig.update_yaxes(tickfont=dict(size=13))
     auto_height = 110 + 34 * min(rows, 16) if height is None else height
     return base_layout(fig, f"{title} · shape ({rows} × {columns})", auto_height)
 

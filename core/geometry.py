@@ -169,7 +169,7 @@ def find_tokens(tokens, query: str, limit: int = 20) -> list[int]:
         return []
     exact, partial = [], []
     for row, token in enumerate(tokens):
-        lowered = token.lower().lstrip("Ġ▁#")
+        lowered = token.lstrip("Ġ▁#").lower()
         if lowered == query or token.lower() == query:
             exact.append(row)
         elif query in token.lower() and len(partial) < limit:
@@ -196,7 +196,7 @@ def resolve_tokens(tokens, words: list[str], row_of_token=None) -> tuple[list[in
         row = row_of_token(word) if row_of_token else None
         if row is None:
             matches = find_tokens(tokens, word, limit=1)
-            row = matches[0] if matches and tokens[matches[0]].lower().lstrip("Ġ▁#") == word.lower() else None
+            row = matches[0] if matches and tokens[matches[0]].lstrip("Ġ▁#").lower() == word.lower() else None
         if row is None:
             unknown.append(word)
         elif row not in rows:

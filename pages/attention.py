@@ -14,6 +14,8 @@ from core.figures_attention import head_figures, positions_figures
 from core.lookup import lookup
 from core.toy_tables import seed001_lab_table
 
+shared.require_shell()
+
 table = shared.active_table()
 MAX_TOY_T = 32
 st.title("🎯 Attention: where context enters")

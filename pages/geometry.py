@@ -12,6 +12,8 @@ from core.geometry import (compare_vectors, cosine_matrix, dot_product_formula, 
                            plot_sample, possible_components, resolve_tokens, token_kind)
 from core.id_gap import sample_pairs, spearman
 
+shared.require_shell()
+
 table = shared.active_table()
 st.title("📐 Geometry of the table")
 st.caption(f"Table **{table.name}** · {table.vocab_size:,} × {table.width} — {table.source}")

@@ -7,6 +7,8 @@ import streamlit as st
 import shared
 from core.pipeline import comparison_rows
 
+shared.require_shell()
+
 table = shared.active_table()
 st.title("🔭 Embedding Lens")
 st.markdown("See how a language model turns **token ids into vectors** and **vectors into context**.")

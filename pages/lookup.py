@@ -13,6 +13,8 @@ from core.latex import matrix_latex
 from core.lookup import parse_id_list, squared_distance
 from core.lookup_report import build_lookup, one_hot_matches, rename_demo, table_size
 
+shared.require_shell()
+
 table = shared.active_table()
 st.title("🔎 Lookup: token ids select rows")
 st.caption(f"Table **{table.name}** — {table.source}")
@@ -46,10 +48,10 @@ def show_tables(report) -> None:
     vocabulary, embedding = st.columns([1, 2])
     with vocabulary:
         st.markdown("**Table 1 — vocabulary** (tokenizer): token ↔ id")
-        st.dataframe(shared.vocabulary_frame(table, highlighted), hide_index=True, height=260)
+        st.dataframe(shared.vocabulary_frame(table, highlighted), hide_index=True, height=shared.frame_height(table))
     with embedding:
         st.markdown("**Table 2 — embedding matrix E** (model): row → vector")
-        st.dataframe(shared.embedding_frame(table, highlighted), hide_index=True, height=260)
+        st.dataframe(shared.embedding_frame(table, highlighted), hide_index=True, height=shared.frame_height(table))
     for row, positions in report.repeats.items():
         st.info(f"Token **{table.tokens[row]}** (id {int(table.ids[row])}) appears at positions "
                 f"{', '.join(map(str, positions))}: every occurrence reads the same row {row}, "

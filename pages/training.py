@@ -14,6 +14,8 @@ from core.tiny_model import (BUILTIN_CORPUS, MAX_STEPS, TinyModelConfig, fixed_b
 from core.toy_tables import LAB_LEARNING_RATE, LAB_OUTPUT_TOKENS, LAB_OUTPUT_WEIGHT, seed001_lab_table
 from core.training import OptimizerConfig, softmax_ce_step, train_table_steps
 
+shared.require_shell()
+
 st.title("🏋️ Training: the gradient moves the rows it touched")
 lab = seed001_lab_table()
 

@@ -1,0 +1,158 @@
+"""core.geometry and core.id_gap against scikit-learn, brute force and seed 003/004 numbers."""
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+from sklearn.decomposition import PCA
+
+from core.geometry import (compare_vectors, cosine, cosine_matrix, dot_product_formula, find_tokens, nearest,
+                           normalized_rows, pca, plot_sample, resolve_tokens, token_kind)
+from core.id_gap import id_gap_correlation, sample_pairs, spearman
+from core.toy_tables import seed000_table, seed003_table, seed004_table
+
+
+@pytest.mark.parametrize("shape", [(200, 12), (50, 3), (1000, 40)])
+def test_pca_matches_sklearn(shape):
+    weight = np.random.default_rng(0).standard_normal(shape) * np.linspace(3, 0.5, shape[1])
+    ours = pca(weight, 3)
+    theirs = PCA(3, svd_solver="full").fit(weight)
+    agreement = np.abs(np.sum(ours.components * theirs.components_, axis=1))
+    assert agreement.min() > 0.999
+    np.testing.assert_allclose(ours.explained_variance_ratio, theirs.explained_variance_ratio_, rtol=1e-5)
+    np.testing.assert_allclose(np.abs(ours.coords), np.abs(theirs.transform(weight)), atol=1e-4)
+    np.testing.assert_allclose(ours.components @ ours.components.T, np.eye(3), atol=1e-10)
+
+
+def test_pca_basis_is_fixed_between_calls():
+    weight = np.random.default_rng(1).standard_normal((300, 8))
+    np.testing.assert_array_equal(pca(weight, 2).components, pca(weight.copy(), 2).components)
+
+
+def test_pca_on_tiny_tables_gives_what_is_possible():
+    assert pca(seed003_table().weight, 3).components.shape == (1, 4)     # V = 2 -> 1 component
+    assert pca(np.random.default_rng(0).standard_normal((10, 2)), 3).components.shape == (2, 2)
+
+
+def test_seed004_cosines_and_gaps():
+    table = seed004_table()
+    cat, dog, is_ = (table.row_of_token(w) for w in ("cat", "dog", "is"))
+    assert round(cosine(table.weight[cat], table.weight[dog]), 3) == 0.997
+    assert round(cosine(table.weight[cat], table.weight[is_]), 3) == 0.0
+    assert abs(int(table.ids[cat]) - int(table.ids[dog])) == 4734
+    assert abs(int(table.ids[cat]) - int(table.ids[is_])) == 3479
+
+
+def test_seed003_dot_product():
+    h, w = np.array([2.0, 1.0]), np.array([3.0, -1.0])
+    pair = compare_vectors(h, w)
+    assert pair.dot == 5
+    assert dot_product_formula(h, w) == "2(3) + 1(−1) = 5"
+    assert pair.cosine == pytest.approx(5 / (np.sqrt(5) * np.sqrt(10)))
+    assert pair.angle_degrees == pytest.approx(45.0)
+
+
+def test_zero_vector_cosine_is_reported_not_crashing():
+    with pytest.raises(ValueError, match="zero vector"):
+        cosine(np.zeros(3), np.ones(3))
+    assert compare_vectors(np.zeros(3), np.ones(3)).cosine is None
+    assert np.isnan(cosine_matrix(np.array([[0.0, 0.0], [1.0, 0.0]]))[0, 1])
+
+
+def brute_nearest(weight, row, k, metric):
+    scores = []
+    for other in range(len(weight)):
+        if other == row:
+            continue
+        if metric == "cosine":
+            scores.append((other, cosine(weight[row], weight[other])))
+        else:
+            scores.append((other, float(np.linalg.norm(weight[row] - weight[other]))))
+    scores.sort(key=lambda pair: -pair[1] if metric == "cosine" else pair[1])
+    return scores[:k]
+
+
+@pytest.mark.parametrize("metric", ["cosine", "euclidean"])
+def test_nearest_matches_brute_force(metric):
+    weight = np.random.default_rng(3).standard_normal((120, 9))
+    ours = nearest(weight, 17, 6, metric)
+    theirs = brute_nearest(weight, 17, 6, metric)
+    assert [r for r, _ in ours] == [r for r, _ in theirs]
+    np.testing.assert_allclose([s for _, s in ours], [s for _, s in theirs], atol=1e-5)
+    assert 17 not in [r for r, _ in ours]
+
+
+def test_nearest_k_larger_than_vocabulary():
+    table = seed000_table()
+    assert len(nearest(table.weight, 0, 50)) == 2
+
+
+def test_nearest_of_zero_vector_is_a_clear_error():
+    with pytest.raises(ValueError, match="zero"):
+        nearest(np.array([[0.0, 0.0], [1.0, 1.0], [1.0, 0.0]]), 0, 1)
+
+
+def brute_id_gap(weight, ids):
+    cosines, gaps = [], []
+    for i, j in itertools.combinations(range(len(weight)), 2):
+        cosines.append(cosine(weight[i], weight[j]))
+        gaps.append(abs(int(ids[i]) - int(ids[j])))
+    return np.corrcoef(cosines, gaps)[0, 1]
+
+
+@pytest.mark.parametrize("size", [5, 40, 9000])
+def test_id_gap_correlation_is_exact(size):
+    rng = np.random.default_rng(size)
+    weight = rng.standard_normal((min(size, 300), 6)) + np.linspace(0, 2, min(size, 300))[:, None]
+    ids = rng.permutation(size * 3)[: len(weight)]
+    assert id_gap_correlation(weight, ids) == pytest.approx(brute_id_gap(weight, ids), abs=1e-6)
+
+
+def test_id_gap_blocks_agree_with_brute_force_past_one_block():
+    rng = np.random.default_rng(5)
+    weight = rng.standard_normal((9000, 4)) + np.linspace(-1, 1, 9000)[:, None]
+    sample = np.sort(rng.choice(9000, 300, replace=False))
+    ours = id_gap_correlation(weight[sample], sample)
+    assert ours == pytest.approx(brute_id_gap(weight[sample], sample), abs=1e-6)
+    full = id_gap_correlation(weight)  # 9000 rows: two blocks of prefix sums
+    assert -1 <= full <= 1 and full < -0.1  # rows drift with the id: far ids point apart
+
+
+def test_id_gap_on_seed004():
+    table = seed004_table()
+    assert id_gap_correlation(table.weight, table.ids) == pytest.approx(brute_id_gap(table.weight, table.ids))
+
+
+def test_sample_pairs_and_spearman():
+    weight = np.random.default_rng(0).standard_normal((50, 5))
+    sample = sample_pairs(weight, np.arange(50), 100, seed=1)
+    assert len(sample.gaps) == 100 and np.all(sample.rows_a != sample.rows_b)
+    np.testing.assert_allclose(sample.cosines, [cosine(weight[a], weight[b]) for a, b in zip(sample.rows_a, sample.rows_b)], atol=1e-6)
+    from scipy.stats import spearmanr
+    assert spearman(sample.gaps, sample.cosines) == pytest.approx(spearmanr(sample.gaps, sample.cosines).statistic)
+
+
+def test_normalized_rows_keep_zero_rows_zero():
+    unit = normalized_rows(np.array([[3.0, 4.0], [0.0, 0.0]]))
+    np.testing.assert_allclose(unit, [[0.6, 0.8], [0, 0]])
+
+
+@pytest.mark.parametrize("token, kind", [("[CLS]", "special"), ("<|endoftext|>", "special"), ("Ġcat", "word start (Ġ/▁)"),
+                                         ("▁the", "word start (Ġ/▁)"), ("##ing", "continuation (##)"), ("42", "digits"),
+                                         ("!", "punctuation"), ("cat", "word")])
+def test_token_kinds(token, kind):
+    assert token_kind(token) == kind
+
+
+def test_find_and_resolve_tokens():
+    tokens = ("Ġcat", "cat", "Ġdog", "##s")
+    assert find_tokens(tokens, "cat")[:2] == [0, 1]
+    rows, unknown = resolve_tokens(tokens, ["dog", "bird"])
+    assert rows == [2] and unknown == ["bird"]
+
+
+def test_plot_sample_includes_chosen_rows():
+    rows = plot_sample(100_000, 1000, must_include=[99_999])
+    assert 99_999 in rows and len(rows) <= 1001
+    assert plot_sample(10, 1000).tolist() == list(range(10))

@@ -1,0 +1,106 @@
+"""Tables are read-only; edits, resizes and renames build new tables with new cache keys."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from core.edits import CoordinateEdit, Resize, apply_operations, edit_coordinate, rename_ids, resize_table
+from core.lookup import lookup
+from core.toy_tables import TOY_TABLES, seed001_lab_table, seed003_table, toy_table
+
+
+@pytest.mark.parametrize("name", list(TOY_TABLES))
+def test_toy_tables_are_read_only_and_tokenize_their_default_text(name):
+    table = toy_table(name)
+    assert not table.weight.flags.writeable
+    with pytest.raises(ValueError):
+        table.weight[0, 0] = 5.0
+    ids = table.tokenize(TOY_TABLES[name][1])
+    assert len(ids) >= 2
+    assert table.source.startswith("Seed")
+
+
+def test_unknown_word_lists_the_vocabulary():
+    with pytest.raises(ValueError, match=r"unknown word 'bird': this table's vocabulary is cat, dog"):
+        seed003_table().tokenize("cat bird")
+
+
+def test_empty_text_is_refused():
+    with pytest.raises(ValueError, match="the text is empty"):
+        seed003_table().tokenize("   ")
+
+
+def test_case_insensitive_fallback():
+    lab = seed001_lab_table()
+    assert lab.tokenize("Oto kamienny zamek") == lab.tokenize("oto kamienny zamek")
+
+
+def test_edit_changes_every_occurrence_and_not_the_original():
+    lab = seed001_lab_table()
+    ids = lab.tokenize("zamek oto zamek")
+    edited = edit_coordinate(lab, 3, 1, 9.5)
+    X = lookup(edited.weight, ids)
+    assert X[0, 1] == X[2, 1] == 9.5
+    assert lab.weight[3, 1] == 0.8
+    assert edited.key != lab.key
+
+
+def test_operations_replay_in_order():
+    lab = seed001_lab_table()
+    table = apply_operations(lab, [CoordinateEdit(0, 0, 1.0), Resize(2, "normal", 0), CoordinateEdit(7, 5, -2.0)])
+    assert table.weight.shape == (8, 6)
+    assert table.weight[0, 0] == 1.0 and table.weight[7, 5] == -2.0
+    assert table.tokens[-2:] == ("<new_0>", "<new_1>")
+    assert table.ids.tolist() == list(range(8))
+
+
+def test_resize_normal_is_standard_normal_like_torch():
+    big = toy_table("seed001-lab")
+    resized = resize_table(big, 1000, "normal", seed=0)
+    new = resized.weight[6:]
+    assert abs(new.mean()) < 0.05 and abs(new.std() - 1) < 0.05
+    reference = torch.nn.Embedding(1000, 6).weight.detach().numpy()  # N(0, 1) too
+    assert abs(reference.std() - new.std()) < 0.05
+
+
+def test_resize_mean_matches_transformers_rule():
+    from transformers import BertConfig, BertModel
+
+    torch.manual_seed(0)
+    model = BertModel(BertConfig(vocab_size=40, hidden_size=8, num_hidden_layers=1, num_attention_heads=2,
+                                 intermediate_size=16))
+    old = model.get_input_embeddings().weight.detach().numpy().copy()
+    model.resize_token_embeddings(43)
+    theirs = model.get_input_embeddings().weight.detach().numpy()[40:]
+    from core.tables import EmbeddingTable
+
+    table = EmbeddingTable("bert", old, tuple(f"t{i}" for i in range(40)), np.arange(40))
+    ours = resize_table(table, 3, "mean", seed=0).weight[40:]
+    np.testing.assert_allclose(ours, theirs, atol=1e-3)  # both: the mean, up to 1e-9·cov noise
+    np.testing.assert_allclose(ours, np.repeat(old.mean(axis=0)[None], 3, axis=0), atol=1e-3)
+
+
+def test_rename_ids_only_reads_wrong_rows():
+    lab = seed001_lab_table()
+    permutation = (np.arange(6) + 1) % 6  # row r gets id r + 1
+    renamed = rename_ids(lab, permutation, move_rows=False)
+    moved = rename_ids(lab, permutation, move_rows=True)
+    ids_old = lab.tokenize("kamienny")
+    ids_new = renamed.tokenize("kamienny")
+    assert ids_new == [ids_old[0] + 1]
+    np.testing.assert_array_equal(lookup(moved.weight, moved.tokenize("kamienny")), lookup(lab.weight, ids_old))
+    assert not np.array_equal(lookup(renamed.weight, ids_new), lookup(lab.weight, ids_old))
+
+
+@pytest.mark.parametrize("args, message", [((99, 0, 1.0), "row 99 is outside 0..5"),
+                                           ((0, 9, 1.0), "coordinate 9 is outside 0..5"),
+                                           ((0, 0, float("nan")), "not a finite number")])
+def test_bad_edits(args, message):
+    with pytest.raises(ValueError, match=message):
+        edit_coordinate(seed001_lab_table(), *args)
+
+
+def test_bad_resize():
+    with pytest.raises(ValueError, match="add between 1 and 1000 rows"):
+        resize_table(seed001_lab_table(), 0)
