@@ -40,22 +40,120 @@ def require_shell() -> None:
 
 # ---------------------------------------------------------------- tables and caches
 def table_choices() -> dict[str, str]:
-    """URL name -> label shown in the picker."""
-    return {name: builder().name for name, (builder, _) in TOY_TABLES.items()}
+    """URL name -> label shown in the picker: toy tables, built-in pretrained ones, this session's."""
+    from core.pretrained import BUILTIN_MODELS, BUILTIN_TABLES
+
+    choices = {name: _toy_table(name).name for name in TOY_TABLES}
+    choices.update(BUILTIN_MODELS)
+    choices.update(BUILTIN_TABLES)
+    choices.update(st.session_state.get("extra_tables", {}))
+    return choices
+
+
+def parse_table_name(raw: str) -> str:
+    """A table name from the URL: a known choice, or any hub id as 'hub:<id>'."""
+    if raw.startswith("hub:") and len(raw) > 4:
+        return raw
+    if raw.startswith("upload:"):
+        raise ValueError("an uploaded table lives only in the session that uploaded it: upload the file again")
+    return parse_choice(table_choices())(raw)
 
 
 @st.cache_resource(show_spinner=False)
-def base_table(name: str) -> EmbeddingTable:
-    """The shared, read-only table for a URL name."""
+def _toy_table(name: str) -> EmbeddingTable:
     return toy_table(name)
+
+
+@st.cache_resource(show_spinner="Loading the model (once per server)…", max_entries=6)
+def _model(name: str, _report=None):
+    from core.pretrained import load_model
+
+    return load_model(name, _report or (lambda _: None))
+
+
+@st.cache_resource(show_spinner="Loading GloVe (once per server)…")
+def _glove() -> EmbeddingTable:
+    from core.pretrained import load_table
+
+    return load_table("glove-50d")
+
+
+def model_for(name: str):
+    """The shared model; SmolLM2's one-time conversion shows its progress."""
+    if name == "smollm2":
+        from core.model_cache import cache_is_complete, smollm2_cache_dir
+
+        if not cache_is_complete(smollm2_cache_dir()):
+            with st.status("Preparing SmolLM2 (first start only: dequantising the 4-bit file)…",
+                           expanded=True) as status:
+                model = _model(name, _report=status.write)
+                status.update(label="SmolLM2 is ready", state="complete", expanded=False)
+            return model
+    return _model(name)
+
+
+def model_name_of(table_name: str) -> str | None:
+    """The model behind a table name, or None for toy tables, GloVe and uploads."""
+    from core.pretrained import BUILTIN_MODELS
+
+    if table_name in BUILTIN_MODELS:
+        return table_name
+    if table_name.startswith("hub:"):
+        return table_name[4:]
+    return None
+
+
+def current_model():
+    """The pretrained model of the chosen table, or None."""
+    name = model_name_of(current_table_name())
+    return model_for(name) if name else None
+
+
+def base_table(name: str) -> EmbeddingTable:
+    """The shared, read-only table for a name (uploads: this session's own). Raises ValueError."""
+    if name in TOY_TABLES:
+        return _toy_table(name)
+    if name == "glove-50d":
+        return _glove()
+    model = model_name_of(name)
+    if model:
+        return model_for(model).table
+    uploads = st.session_state.get("uploads", {})
+    if name in uploads:
+        return uploads[name]
+    raise ValueError(f"unknown table {name!r}")
 
 
 def current_table_name() -> str:
     return st.session_state.get("keep_table", DEFAULT_TABLE)
 
 
+PRETRAINED_TEXT = "The cat is sleeping on the mat"
+PRETRAINED_CHOSEN = "cat dog king queen"
+
+
 def default_text(name: str) -> str:
-    return TOY_TABLES[name][1] if name in TOY_TABLES else ""
+    """The sentence a table opens with."""
+    return TOY_TABLES[name][1] if name in TOY_TABLES else PRETRAINED_TEXT
+
+
+def default_chosen_tokens(table: EmbeddingTable) -> str:
+    """Tokens the Geometry page opens with: all of a small table, a few words otherwise."""
+    if table.vocab_size <= 6:
+        return " ".join(table.tokens)
+    return PRETRAINED_CHOSEN if current_table_name() not in TOY_TABLES else " ".join(table.tokens[:4])
+
+
+def reset_view_on_table_change() -> None:
+    """A new table opens with its own default text and tokens (old words may be unknown to it)."""
+    name = current_table_name()
+    previous = st.session_state.get("_last_table")
+    st.session_state["_last_table"] = name
+    if previous is None or previous == name:
+        return
+    set_kept("lookup_text", default_text(name))
+    for key in ("geo_tokens", "geo_query", "lookup_ids"):
+        st.session_state.pop(f"keep_{key}", None)
 
 
 def table_operations(name: str | None = None) -> list:
@@ -301,8 +399,11 @@ def embedding_frame(table: EmbeddingTable, highlighted: list[int]):
 
 def token_stages(table: EmbeddingTable, token_ids: list[int], position: int):
     """Id, one-hot, embedding and contextual vector of one token of the text."""
-    from core.pipeline import toy_token_stages
+    from core.pipeline import model_token_stages, toy_token_stages
 
+    model = current_model()
+    if model is not None and not is_edited():
+        return model_token_stages(model, token_ids[:256], position)
     return toy_token_stages(table, token_ids, position)
 
 
@@ -352,3 +453,32 @@ def train_live(text: str, config, progress_bar):
 def frame_height(table: EmbeddingTable) -> int:
     """Pixel height that fits a small table exactly and scrolls a large one."""
     return min(38 + 35 * min(table.vocab_size, MAX_FRAME_ROWS), 400)
+
+
+@st.cache_data(show_spinner="Running the model…", max_entries=64)
+def model_attentions(table_name: str, ids: tuple[int, ...]) -> np.ndarray:
+    """(L, H, T, T) attention weights, cached per model and token ids."""
+    return model_for(model_name_of(table_name)).attentions(list(ids))
+
+
+@st.cache_data(show_spinner="Running the model…", max_entries=64)
+def model_divergence(table_name: str, text_a: str, text_b: str, word: str):
+    from core.model_probes import contextual_divergence
+
+    return contextual_divergence(model_for(model_name_of(table_name)), text_a, text_b, word)
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def model_next_tokens(table_name: str, ids: tuple[int, ...]) -> list[tuple[int, float]]:
+    return model_for(model_name_of(table_name)).next_token_scores(list(ids), 10)
+
+
+@st.cache_resource(show_spinner=False, max_entries=32)
+def model_head(table_name: str, layer: int, head: int):
+    """W_Q, W_K, W_V (d, d_head) of one head of the chosen model, read-only."""
+    from core.model_probes import head_projections
+
+    matrices = head_projections(model_for(model_name_of(table_name)), layer, head)
+    for matrix in matrices:
+        matrix.flags.writeable = False
+    return matrices

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import numpy as np
 import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
 from core.attention import AttentionResult, score_breakdown
 from core.figures import base_layout, matrix_heatmap
@@ -32,24 +31,38 @@ def head_figures(result: AttentionResult, labels: list[str]) -> dict[str, go.Fig
     }
 
 
-def attention_grid(attentions: np.ndarray, labels: list[str], title: str,
-                   max_layers: int = 32, max_heads: int = 16) -> go.Figure:
-    """attentions (L, H, T, T) -> small multiples: one row per layer, one column per head."""
-    layers, heads = min(attentions.shape[0], max_layers), min(attentions.shape[1], max_heads)
-    fig = make_subplots(rows=layers, cols=heads, horizontal_spacing=0.004, vertical_spacing=0.004,
-                        row_titles=[f"L{layer}" for layer in range(layers)],
-                        column_titles=[f"H{head}" for head in range(heads)])
+def attention_mosaic(attentions: np.ndarray, title: str) -> go.Figure:
+    """attentions (L, H, T, T) -> one heatmap of small multiples: row = layer, column = head.
+
+    One trace instead of L*H subplots keeps a 30 x 9 grid fast to build and to draw.
+    """
+    layers, heads, T, _ = attentions.shape
+    cell = T + 1                                    # one blank row/column between maps
+    mosaic = np.full((layers * cell - 1, heads * cell - 1), np.nan)
+    where = np.empty(mosaic.shape, dtype=object)
     for layer in range(layers):
         for head in range(heads):
-            fig.add_trace(go.Heatmap(z=attentions[layer, head], zmin=0, zmax=1, colorscale="Viridis",
-                                     showscale=False,
-                                     hovertemplate=f"layer {layer}, head {head}<br>query %{{y}} → key %{{x}}: "
-                                                   "%{z:.3f}<extra></extra>"),
-                          row=layer + 1, col=head + 1)
-    fig.update_xaxes(showticklabels=False)
-    fig.update_yaxes(showticklabels=False, autorange="reversed")
-    fig.update_annotations(font_size=10)
-    return base_layout(fig, title, height=max(300, 46 * layers + 80))
+            rows, cols = slice(layer * cell, layer * cell + T), slice(head * cell, head * cell + T)
+            mosaic[rows, cols] = attentions[layer, head]
+            where[rows, cols] = f"layer {layer}, head {head}"
+    query, key = np.indices(mosaic.shape)
+    hover = np.char.add(where.astype(str), np.char.add(np.char.add("<br>query ", (query % cell).astype(str)),
+                                                      np.char.add(" → key ", (key % cell).astype(str))))
+    fig = go.Figure(go.Heatmap(z=mosaic, zmin=0, zmax=1, colorscale="Viridis", customdata=hover,
+                               hovertemplate="%{customdata}: %{z:.3f}<extra></extra>", hoverongaps=False,
+                               colorbar=dict(thickness=12, title="weight")))
+    fig.update_xaxes(tickvals=[h * cell + (T - 1) / 2 for h in range(heads)],
+                     ticktext=[f"H{h}" for h in range(heads)], side="top", showgrid=False)
+    fig.update_yaxes(tickvals=[layer * cell + (T - 1) / 2 for layer in range(layers)],
+                     ticktext=[f"L{layer}" for layer in range(layers)], autorange="reversed", showgrid=False)
+    height = int(min(2400, max(360, layers * max(cell, 8) * 900 / max(heads * cell, 1))))
+    return base_layout(fig, title, height)
+
+
+def attention_map(weights: np.ndarray, labels: list[str], title: str) -> go.Figure:
+    """One head's (T, T) map, large, with token labels."""
+    return matrix_heatmap(weights, title, labels, labels, digits=2, zero_centred=False,
+                          height=max(360, 26 * len(labels) + 140))
 
 
 def positions_figures(P: np.ndarray) -> tuple[go.Figure, go.Figure]:

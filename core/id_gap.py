@@ -20,22 +20,23 @@ class PairSums:
     sum_cos_gap: float
 
 
-def _pair_sums(weight: np.ndarray, ids: np.ndarray) -> PairSums:
+def _pair_sums(unit: np.ndarray, ids: np.ndarray) -> PairSums:
     """Sums over all pairs i<j of c = cos(E_i, E_j) and g = |id_i - id_j| in O(V d^2).
 
     Σc and Σc² come from s = Σ u_i and the (d, d) Gram UᵀU; Σ c·g comes from sorting rows by id
     and prefix sums: Σ_{i<j} (a_j - a_i) u_i·u_j = Σ_j a_j u_j·P_j - Σ_i a_i u_i·(s - P_i - u_i).
-    Zero rows have no direction and are left out.
+    Zero rows have no direction and are left out. `unit` (V, d) holds unit rows (float32 is
+    fine: each block is promoted to float64).
     """
-    unit = normalized_rows(weight).astype(np.float64)
+    width = unit.shape[1]
     keep = np.flatnonzero(unit.any(axis=1))
     order = keep[np.argsort(ids[keep], kind="stable")]
     a = ids[order].astype(np.float64)
     n = len(order)
-    total = np.zeros(weight.shape[1])
-    gram = np.zeros((weight.shape[1], weight.shape[1]))
+    total = np.zeros(width)
+    gram = np.zeros((width, width))
     for start in range(0, n, _BLOCK):
-        block = unit[order[start:start + _BLOCK]]
+        block = unit[order[start:start + _BLOCK]].astype(np.float64)
         total += block.sum(axis=0)
         gram += block.T @ block                                      # (d, b) @ (b, d) -> (d, d)
     sum_cos = (total @ total - n) / 2.0                               # each |u_i|^2 = 1
@@ -43,9 +44,9 @@ def _pair_sums(weight: np.ndarray, ids: np.ndarray) -> PairSums:
     rank = np.arange(n, dtype=np.float64)
     sum_gap = float(np.sum(a * (2 * rank - (n - 1))))
     sum_gap2 = float(n * np.sum(a * a) - np.sum(a) ** 2)
-    sum_cos_gap, prefix = 0.0, np.zeros(weight.shape[1])
+    sum_cos_gap, prefix = 0.0, np.zeros(width)
     for start in range(0, n, _BLOCK):
-        block = unit[order[start:start + _BLOCK]]
+        block = unit[order[start:start + _BLOCK]].astype(np.float64)
         block_ids = a[start:start + _BLOCK]
         prefixes = prefix + np.cumsum(block, axis=0) - block          # P_i: sum of rows before i
         before = np.einsum("ij,ij->i", block, prefixes)               # u_i · P_i
@@ -55,14 +56,15 @@ def _pair_sums(weight: np.ndarray, ids: np.ndarray) -> PairSums:
     return PairSums(n * (n - 1) / 2.0, sum_cos, sum_cos2, sum_gap, sum_gap2, sum_cos_gap)
 
 
-def id_gap_correlation(weight: np.ndarray, ids=None) -> float:
+def id_gap_correlation(weight: np.ndarray, ids=None, normalized: np.ndarray | None = None) -> float:
     """Exact Pearson r over all pairs i<j of cos(E_i, E_j) and |id_i - id_j| (NaN if undefined).
 
-    weight (V, d); ids (V,) token ids, default row indices. No sampling.
+    weight (V, d); ids (V,) token ids, default row indices; `normalized` the cached unit rows
+    of weight, if at hand. No sampling.
     """
     weight = np.asarray(weight)
     ids = np.arange(weight.shape[0]) if ids is None else np.asarray(ids, dtype=np.int64)
-    sums = _pair_sums(weight, ids)
+    sums = _pair_sums(normalized_rows(weight) if normalized is None else normalized, ids)
     if sums.count < 2:
         return float("nan")
     mean_cos, mean_gap = sums.sum_cos / sums.count, sums.sum_gap / sums.count

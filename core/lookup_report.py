@@ -5,7 +5,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from core.edits import permutation_named, rename_ids
+from core.edits import permutation_named
 from core.lookup import lookup, one_hot, parameter_count
 from core.tables import EmbeddingTable
 
@@ -69,12 +69,13 @@ class RenameDemo:
 def rename_demo(table: EmbeddingTable, rows: np.ndarray, kind: str, seed: int = 0) -> RenameDemo:
     """Rename every id by a permutation, with and without moving the embedding rows."""
     permutation = permutation_named(kind, table.vocab_size, seed)
-    moved = rename_ids(table, permutation, move_rows=True)
-    renamed_only = rename_ids(table, permutation, move_rows=False)
     new_rows = permutation[np.asarray(rows)]
+    # The renamed tables of core.edits.rename_ids, read without copying a (V, d) array:
+    # moving rows puts old row r at permutation[r]; renaming ids only leaves E as it is.
+    inverse = np.argsort(permutation)
     X = lookup(table.weight, rows)
-    X_moved = lookup(moved.weight, new_rows)
-    X_ids_only = lookup(renamed_only.weight, new_rows)
+    X_moved = lookup(table.weight, inverse[new_rows])
+    X_ids_only = lookup(table.weight, new_rows)
     changed = [p for p in range(len(rows)) if not np.array_equal(X_ids_only[p], X[p])]
     return RenameDemo(permutation, [int(table.ids[r]) for r in new_rows], X_moved, X_ids_only,
                       [table.tokens[r] for r in new_rows], bool(np.array_equal(X_moved, X)),

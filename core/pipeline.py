@@ -60,3 +60,14 @@ def comparison_rows(stages: TokenStages) -> dict[str, list[str]]:
                               "Yes (produced by learned layers)", "Yes", "Yes, and context-aware",
                               "Every layer after the first"],
     }
+
+
+def model_token_stages(model, token_ids: list[int], position: int) -> TokenStages:
+    """Stages of one token of a pretrained model; contextual = its last layer's hidden state."""
+    if not 0 <= position < len(token_ids):
+        raise ValueError(f"position {position} is outside 0..{len(token_ids) - 1}")
+    states = model.hidden_states(token_ids)                               # (L+1, T, d)
+    row = int(token_ids[position])
+    return TokenStages(model.table.tokens[row], position, row, row, model.table.vocab_size,
+                       np.asarray(model.table.weight[row], dtype=np.float64), states[-1, position],
+                       f"{model.name}'s last layer ({model.layers} layers of attention and MLPs)")

@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import Callable
 
 import numpy as np
 
@@ -31,6 +32,8 @@ class EmbeddingTable:
     key: str = ""
     # Free-form facts shown in the UI (e.g. "weights dequantised from 4-bit").
     notes: tuple[str, ...] = field(default=())
+    # The model's own tokenizer: text -> token ids. None means whitespace words of `tokens`.
+    encoder: Callable[[str], list[int]] | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         weight = np.asarray(self.weight)
@@ -112,10 +115,18 @@ class EmbeddingTable:
         return row
 
     def tokenize(self, text: str) -> list[int]:
-        """Whitespace tokenization -> token ids. Unknown words raise ValueError listing the vocabulary."""
-        words = text.split()
-        if not words:
+        """Text -> token ids: the model's tokenizer if the table has one, else whitespace words.
+
+        Unknown words raise ValueError listing (part of) the vocabulary.
+        """
+        if not text.strip():
             raise ValueError("the text is empty: type one or more words of the vocabulary")
+        if self.encoder is not None:
+            ids = list(self.encoder(text))
+            if not ids:
+                raise ValueError("the tokenizer produced no tokens for this text")
+            return ids
+        words = text.split()
         ids, unknown = [], []
         for word in words:
             row = self.row_of_token(word)
@@ -141,7 +152,8 @@ class EmbeddingTable:
             name=self.name, weight=weight,
             tokens=self.tokens if tokens is None else tokens,
             ids=self.ids if ids is None else ids,
-            source=self.source, key=f"{self.key}+{key_suffix}", notes=self.notes)
+            source=self.source, key=f"{self.key}+{key_suffix}", notes=self.notes,
+            encoder=self.encoder)
 
 
 def _as_int_id(value) -> int:

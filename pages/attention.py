@@ -17,6 +17,7 @@ from core.toy_tables import seed001_lab_table
 shared.require_shell()
 
 table = shared.active_table()
+model = shared.current_model()
 MAX_TOY_T = 32
 st.title("🎯 Attention: where context enters")
 st.caption(f"Table **{table.name}** — {table.source}")
@@ -39,14 +40,31 @@ def input_tokens() -> tuple[list[int], list[str]] | None:
 
 def show_positions(T: int) -> np.ndarray | None:
     st.subheader("Positional encodings")
+    learned = model is not None and model.position_table is not None
+    options = ["sinusoidal"] + (["learned"] if learned else []) + ["none"]
+    labels = {"sinusoidal": "sinusoidal (Vaswani et al. §3.5)", "none": "none",
+              "learned": f"learned ({model.name}'s own table)" if learned else "learned"}
     kind = shared.kept_widget(st.radio, "Positions", "attn_positions", "sinusoidal", query="pos",
-                              parse=shared.parse_choice(["sinusoidal", "none"]),
-                              options=["sinusoidal", "none"], horizontal=True,
-                              format_func={"sinusoidal": "sinusoidal (Vaswani et al. §3.5)",
-                                           "none": "none"}.get)
+                              parse=shared.parse_choice(options), options=options, horizontal=True,
+                              format_func=labels.get)
+    if model is not None and model.rope:
+        st.caption(f"{model.name} itself uses rotary positions (RoPE): it rotates q and k instead of adding P; "
+                   "see the Model attention page.")
     if kind == "none":
         st.info("No positions: the head cannot tell word order (see the permutation demo).")
         return None
+    if kind == "learned":
+        if T > model.position_table.shape[0]:
+            st.error(f"{T} positions: {model.name} has learned only {model.position_table.shape[0]}.")
+            return None
+        P = np.asarray(model.position_table[:T], dtype=np.float64)
+        heat, cos = positions_figures(P)
+        c1, c2 = st.columns(2)
+        with c1:
+            shared.show_figure(heat, key="attn_P")
+        with c2:
+            shared.show_figure(cos, key="attn_Pcos")
+        return P
     P = sinusoidal_positions(T, table.width)
     st.latex(r"PE_{pos,2i}=\sin\!\left(pos/10000^{2i/d}\right),\quad PE_{pos,2i+1}=\cos\!\left(pos/10000^{2i/d}\right)")
     if table.width % 2:
@@ -62,15 +80,26 @@ def show_positions(T: int) -> np.ndarray | None:
 
 def projections(d: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     c1, c2, c3 = st.columns(3)
+    options = ["identity", "random"] + (["pretrained"] if model is not None else [])
     kind = shared.kept_widget(c1.radio, "Projections W_Q, W_K, W_V", "attn_proj", "identity", query="proj",
-                              parse=shared.parse_choice(["identity", "random"]),
-                              options=["identity", "random"], format_func={"identity": "identity",
-                                                                           "random": "random (seeded)"}.get)
-    d_k = c2.number_input("d_k", 1, 64, d, key="attn_dk")
-    d_v = c3.number_input("d_v", 1, 64, d, key="attn_dv")
-    if kind == "identity":
-        return identity_projection(d, d_k), identity_projection(d, d_k), identity_projection(d, d_v)
-    return random_projection(d, d_k, 1), random_projection(d, d_k, 2), random_projection(d, d_v, 3)
+                              parse=shared.parse_choice(options), options=options,
+                              format_func={"identity": "identity", "random": "random (seeded)",
+                                           "pretrained": "a head of the model"}.get)
+    if kind == "pretrained":
+        layer = c2.number_input("Layer", 0, model.layers - 1, 0, key="attn_proj_layer")
+        head = c3.number_input("Head", 0, model.heads - 1, 0, key="attn_proj_head")
+        st.caption("The head's W_Q, W_K, W_V applied to X + P directly: biases, normalisation and RoPE "
+                   "of the real model are left out.")
+        try:
+            return shared.model_head(shared.current_table_name(), int(layer), int(head))
+        except ValueError as error:
+            shared.error_box(error)
+    default = d if d <= 16 else 16
+    d_k = c2.number_input("d_k", 1, max(d, 64), default, key="attn_dk")
+    d_v = c3.number_input("d_v", 1, max(d, 64), default, key="attn_dv")
+    if kind == "random":
+        return random_projection(d, d_k, 1), random_projection(d, d_k, 2), random_projection(d, d_v, 3)
+    return identity_projection(d, d_k), identity_projection(d, d_k), identity_projection(d, d_v)
 
 
 def show_head(result, labels: list[str], token_labels: list[str], prefix: str) -> None:

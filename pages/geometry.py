@@ -21,7 +21,7 @@ SEED_003_PRESET = {"h": np.array([2.0, 1.0]), "w": np.array([3.0, -1.0])}
 
 
 def chosen_rows() -> list[int]:
-    default = " ".join(table.tokens[: min(4, table.vocab_size)])
+    default = shared.default_chosen_tokens(table)
     text = shared.kept_widget(st.text_input, "Chosen tokens (2–6, separated by spaces)", "geo_tokens",
                               default, query="tokens", parse=shared.parse_text)
     rows, unknown = resolve_tokens(table.tokens, text.split(), table.row_of_token)
@@ -148,7 +148,7 @@ def show_id_gap(rows: list[int]) -> None:
 def show_neighbours() -> None:
     st.subheader("Nearest neighbours")
     c1, c2, c3 = st.columns([2, 1, 1])
-    default = table.tokens[0]
+    default = table.tokens[0] if table.vocab_size <= 6 else "cat"
     query = shared.kept_widget(c1.text_input, "Find a token", "geo_query", default, query="query",
                                parse=shared.parse_text)
     k = shared.kept_widget(c2.number_input, "k", "geo_k", 5, query="k",

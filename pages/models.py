@@ -1,0 +1,141 @@
+"""Attention in a real model: every layer and head, static vs contextual vectors, output scores."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+import shared
+from core.figures import line_chart
+from core.figures_attention import attention_map, attention_mosaic, positions_figures
+from core.model_probes import is_causal_map
+from core.pretrained import BUILTIN_MODELS
+
+MAX_SHOWN_TOKENS = 48   # longer texts are cut (with a message) before running the model
+
+shared.require_shell()
+st.title("🧠 Attention in a real model")
+model = shared.current_model()
+if model is None:
+    st.info("This page reads a pretrained transformer. The chosen table has no attention layers "
+            "(toy tables, GloVe and uploads are tables only). Pick a model:")
+    for name, label in BUILTIN_MODELS.items():
+        if st.button(label, key=f"models_pick_{name}"):
+            shared.set_kept("table", name)
+            st.rerun()
+    st.stop()
+
+
+def show_facts() -> None:
+    c1, c2, c3, c4 = st.columns(4)
+    c1.metric("Parameters", f"{model.parameter_count / 1e6:,.1f} M")
+    c2.metric("Embedding table share", f"{100 * model.embedding_share:.1f} %",
+              help=f"{model.table.vocab_size:,} × {model.table.width} = {model.table.weight.size:,} parameters")
+    c3.metric("Layers × heads", f"{model.layers} × {model.heads}")
+    tied = {True: "tied to E", False: "separate", None: "none in this checkpoint"}[model.tied]
+    c4.metric("Output layer", tied)
+    st.caption(f"{model.table.source}. " + " ".join(model.table.notes) +
+               (" Causal: a token never attends to later tokens." if model.causal else
+                " Bidirectional: every token attends to every token."))
+
+
+def read_tokens() -> list[int] | None:
+    text = shared.kept_widget(st.text_input, "Text", "lookup_text", shared.PRETRAINED_TEXT, query="text",
+                              parse=shared.parse_text, max_chars=shared.MAX_TEXT_CHARS)
+    try:
+        ids = model.encode(text)
+    except ValueError as error:
+        shared.error_box(error)
+        return None
+    if not ids:
+        st.error("The tokenizer produced no tokens: type some text.")
+        return None
+    if len(ids) > MAX_SHOWN_TOKENS:
+        st.warning(f"The text has {len(ids)} tokens; the maps use the first {MAX_SHOWN_TOKENS}.")
+        ids = ids[:MAX_SHOWN_TOKENS]
+    st.dataframe(pd.DataFrame({"position": range(len(ids)), "token id": ids,
+                               "piece": [model.table.tokens[i] for i in ids]}).T, width="stretch")
+    return ids
+
+
+def show_maps(ids: list[int]) -> None:
+    attentions = shared.model_attentions(shared.current_table_name(), tuple(ids))
+    labels = [f"{p}:{model.table.tokens[i]}" for p, i in enumerate(ids)]
+    causal_seen = is_causal_map(attentions)
+    st.subheader("Every layer and head")
+    st.markdown("Upper triangle empty everywhere: **causal** model." if causal_seen else
+                "Weights above the diagonal: **bidirectional** model (later tokens are visible).")
+    shared.show_figure(attention_mosaic(attentions, f"Attention weights · shape {attentions.shape} (L, H, T, T)"),
+                       key="models_grid")
+    c1, c2 = st.columns(2)
+    layer = shared.kept_widget(c1.number_input, "Layer", "attn_layer", 0, query="layer",
+                               parse=shared.parse_int_in(0, model.layers - 1), min_value=0, max_value=model.layers - 1)
+    head = shared.kept_widget(c2.number_input, "Head", "attn_head", 0, query="head",
+                              parse=shared.parse_int_in(0, model.heads - 1), min_value=0, max_value=model.heads - 1)
+    weights = attentions[int(layer), int(head)]
+    shared.figure_with_csv(attention_map(weights, labels, f"Layer {int(layer)}, head {int(head)}"), weights,
+                           f"attention_L{int(layer)}_H{int(head)}", labels, labels, key="models_one")
+
+
+def show_positions(T: int) -> None:
+    st.subheader("Positions")
+    if model.position_table is not None:
+        P = np.asarray(model.position_table[: max(T, 2)], dtype=np.float64)
+        st.markdown(f"Learned absolute positions: a {model.position_table.shape[0]} × {model.position_table.shape[1]} "
+                    "table added to the token vectors (first rows shown).")
+        heat, cos = positions_figures(P)
+        c1, c2 = st.columns(2)
+        with c1:
+            shared.show_figure(heat, key="models_P")
+        with c2:
+            shared.show_figure(cos, key="models_Pcos")
+    elif model.rope:
+        st.markdown("**Rotary position embeddings (RoPE)**: no position vector is added to X. Instead each "
+                    "query and key is rotated, pair of coordinates by pair, by an angle proportional to its "
+                    "position, so q·k depends on the *difference* of positions.")
+        st.latex(r"q_m = R_{\Theta,m}\,W_Q x_m,\quad k_n = R_{\Theta,n}\,W_K x_n,\quad q_m^\top k_n = x_m^\top W_Q^\top R_{\Theta,n-m} W_K x_n")
+    else:
+        st.markdown("This model's position mechanism is not shown here.")
+
+
+def show_contextual() -> None:
+    st.subheader("Static vs contextual: the same token in two sentences")
+    c1, c2, c3 = st.columns([3, 3, 1])
+    first = c1.text_input("Sentence A", "We sat on the river bank and watched the water.", key="models_ctx_a")
+    second = c2.text_input("Sentence B", "I paid the cash in at the bank counter.", key="models_ctx_b")
+    word = c3.text_input("Token", "bank", key="models_ctx_word")
+    try:
+        result = shared.model_divergence(shared.current_table_name(), first, second, word)
+    except ValueError as error:
+        shared.error_box(error)
+        return
+    st.markdown(f"`{result.token}` at positions {result.positions}: the input embedding row is "
+                f"{'**identical**' if result.same_input else '**different**'} (one row of E). Layer 0 is the "
+                "embedding output (token + position, normalised where the model does); then each layer mixes context.")
+    layers = list(range(len(result.cosine_per_layer)))
+    shared.show_figure(line_chart(layers, {"cos(h_A, h_B)": result.cosine_per_layer},
+                                  "Cosine between the two contextual vectors, per layer", "layer", "cosine"),
+                       key="models_ctx_fig")
+
+
+def show_output_scores(ids: list[int]) -> None:
+    st.subheader("Output scores: logits = h · w")
+    if model.tied is None:
+        st.info(f"{model.name} ships without an output layer (a sentence encoder): it scores no next token.")
+        return
+    st.markdown(("**Tied**: the output vectors w are the rows of the input table E (one shared matrix)."
+                 if model.tied else "**Untied**: the output layer has its own vectors w, separate from E.")
+                + " Each score is one dot product, not a probability.")
+    scores = shared.model_next_tokens(shared.current_table_name(), tuple(ids))
+    st.dataframe(pd.DataFrame({"next token": [model.table.tokens[i] for i, _ in scores],
+                               "id": [i for i, _ in scores], "logit h·w": [f"{s:.3f}" for _, s in scores]}),
+                 hide_index=True)
+
+
+show_facts()
+token_ids = read_tokens()
+if token_ids is not None:
+    show_maps(token_ids)
+    show_positions(len(token_ids))
+    show_output_scores(token_ids)
+show_contextual()
