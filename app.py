@@ -110,10 +110,10 @@ def _sidebar_settings() -> None:
                            help="The camera button above each figure saves it in this format.")
 
 
-def main() -> None:
+def shell():
+    """Everything around a page: config, navigation, sidebar, URL state. Returns the page to run."""
     presenting = _presentation_mode()
-    st.set_page_config(page_title="Embedding Lens", page_icon="🔭",
-                       layout="wide",
+    st.set_page_config(page_title="Embedding Lens", page_icon="🔭", layout="wide",
                        initial_sidebar_state="collapsed" if presenting else "auto")
     if presenting:
         shared.presentation_css()
@@ -122,6 +122,11 @@ def main() -> None:
     _loaders()
     _sidebar_settings()
     shared.show_pending_warnings()
+    return page
+
+
+def main() -> None:
+    page = shell()
     st.session_state["_in_shell"] = True
     try:
         page.run()

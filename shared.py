@@ -18,24 +18,24 @@ from core.toy_tables import TOY_TABLES, toy_table
 
 DEFAULT_TABLE = "seed000"
 MAX_TEXT_CHARS = 2000          # longer texts (e.g. from a tampered URL) are cut with a warning
+MAX_ID_CHARS = 50_000          # room to paste thousands of ids (refused with a message past MAX_IDS)
 _QUERY_KEYS = "_query_keys"    # session key: query-param name -> session store key, this run
 _WARNINGS = "_pending_warnings"
 
 
 # ---------------------------------------------------------------- the shell
 def require_shell() -> None:
-    """Route a page through app.py.
+    """Make sure the sidebar, navigation and URL state are there when a page runs.
 
     Until some session has called st.navigation, Streamlit serves pages/*.py directly (its
-    older multipage mode), skipping app.py: a first visitor with a deep link would get a page
-    without the picker or the URL state. Registering the navigation and rerunning fixes that.
+    older multipage mode) without running app.py, e.g. for the first visitor with a deep link;
+    AppTest does the same after switch_page. The page then draws the shell itself.
     """
     if st.session_state.get("_in_shell"):
         return
-    from app import PAGES
+    from app import shell
 
-    st.navigation(PAGES)
-    st.rerun()
+    shell()
 
 
 # ---------------------------------------------------------------- tables and caches
@@ -174,6 +174,16 @@ def active_table() -> EmbeddingTable:
     return table
 
 
+def add_operation(operation) -> None:
+    """Button callback: append an edit or resize to this session's table (before the rerun)."""
+    table_operations().append(operation)
+
+
+def reset_operations() -> None:
+    """Button callback: drop this session's edits of the current table."""
+    table_operations().clear()
+
+
 def is_edited() -> bool:
     return bool(table_operations())
 
@@ -203,10 +213,13 @@ def keep(key: str, default: Any, query: str | None = None,
             try:
                 value = (parse or str)(raw)
             except (ValueError, TypeError) as error:
-                warn_later(f"The link's `{query}` value was not used: {error}")
+                st.warning(f"The link's `{query}` value was not used: {error}")
         st.session_state[store] = value
     if query:
         st.session_state.setdefault(_QUERY_KEYS, {})[query] = store
+        text = str(st.session_state[store])
+        if st.query_params.get(query) != text:
+            st.query_params[query] = text
     return st.session_state[store]
 
 
@@ -252,7 +265,7 @@ def parse_int_in(low: int, high: int) -> Callable[[str], int]:
 
 def parse_text(raw: str) -> str:
     if len(raw) > MAX_TEXT_CHARS:
-        warn_later(f"The link's text had {len(raw):,} characters; the first {MAX_TEXT_CHARS:,} are used.")
+        st.warning(f"The link's text had {len(raw):,} characters; the first {MAX_TEXT_CHARS:,} are used.")
         return raw[:MAX_TEXT_CHARS]
     return raw
 
@@ -283,6 +296,8 @@ def figure_config() -> dict:
 
 
 def show_figure(fig, key: str | None = None, **kwargs):
+    if presenting():  # readable from the back of a room; the figure object is ours to change
+        fig.update_layout(font=dict(size=20), height=int((fig.layout.height or 400) * 1.25))
     return st.plotly_chart(fig, width="stretch", config=figure_config(), key=key, **kwargs)
 
 
@@ -313,12 +328,17 @@ def figure_with_csv(fig, matrix: np.ndarray, name: str, row_labels=None, column_
 def presentation_css() -> None:
     """Larger type for projecting on a screen."""
     st.markdown("""<style>
-      html, body, [data-testid="stAppViewContainer"] { font-size: 20px; }
-      [data-testid="stMarkdownContainer"] p, [data-testid="stMarkdownContainer"] li { font-size: 1.25rem; }
-      h1 { font-size: 3rem !important; } h2 { font-size: 2.3rem !important; }
-      h3 { font-size: 1.8rem !important; }
-      [data-testid="stMetricValue"] { font-size: 2.6rem; }
+      [data-testid="stMarkdownContainer"] p, [data-testid="stMarkdownContainer"] li,
+      [data-testid="stWidgetLabel"] p, [data-testid="stCaptionContainer"] { font-size: 1.3rem !important; }
+      h1 { font-size: 3.2rem !important; } h2 { font-size: 2.4rem !important; }
+      h3 { font-size: 1.9rem !important; }
+      [data-testid="stMetricValue"] div { font-size: 2.8rem !important; }
+      .katex { font-size: 1.5em !important; }
       </style>""", unsafe_allow_html=True)
+
+
+def presenting() -> bool:
+    return bool(st.session_state.get("keep_present"))
 
 
 def error_box(error: Exception) -> None:
@@ -452,7 +472,7 @@ def train_live(text: str, config, progress_bar):
 
 def frame_height(table: EmbeddingTable) -> int:
     """Pixel height that fits a small table exactly and scrolls a large one."""
-    return min(38 + 35 * min(table.vocab_size, MAX_FRAME_ROWS), 400)
+    return min(3 + 35 * (min(table.vocab_size, MAX_FRAME_ROWS) + 1), 400)
 
 
 @st.cache_data(show_spinner="Running the model…", max_entries=64)

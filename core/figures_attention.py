@@ -55,8 +55,10 @@ def attention_mosaic(attentions: np.ndarray, title: str) -> go.Figure:
                      ticktext=[f"H{h}" for h in range(heads)], side="top", showgrid=False)
     fig.update_yaxes(tickvals=[layer * cell + (T - 1) / 2 for layer in range(layers)],
                      ticktext=[f"L{layer}" for layer in range(layers)], autorange="reversed", showgrid=False)
-    height = int(min(2400, max(360, layers * max(cell, 8) * 900 / max(heads * cell, 1))))
-    return base_layout(fig, title, height)
+    height = int(min(1600, max(360, layers * max(cell, 8) * 900 / max(heads * cell, 1))))
+    fig = base_layout(fig, title, height)
+    fig.update_layout(margin=dict(t=90))  # room for the head labels above the maps
+    return fig
 
 
 def attention_map(weights: np.ndarray, labels: list[str], title: str) -> go.Figure:

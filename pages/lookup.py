@@ -34,7 +34,7 @@ def read_input() -> list[int] | None:
         default_ids = ", ".join(str(int(table.ids[r])) for r in range(min(3, table.vocab_size)))
         raw = shared.kept_widget(st.text_input, "Token ids (comma or space separated)", "lookup_ids",
                                  default_ids, query="ids", parse=shared.parse_text,
-                                 max_chars=shared.MAX_TEXT_CHARS)
+                                 max_chars=shared.MAX_ID_CHARS)
         ids = parse_id_list(raw)
         table.rows_for_ids(ids)
         return ids
@@ -145,12 +145,10 @@ def show_edit(report) -> None:
     value = c3.number_input("New value", -1e6, 1e6, float(table.weight[row, int(column)]),
                             step=0.1, key=f"lookup_edit_value_{row}_{int(column)}")
     b1, b2 = st.columns(2)
-    if b1.button("Apply edit", key="lookup_edit_apply", type="primary"):
-        shared.table_operations().append(CoordinateEdit(int(row), int(column), float(value)))
-        st.rerun()
-    if b2.button("Reset the table", key="lookup_reset", disabled=not shared.is_edited()):
-        shared.table_operations().clear()
-        st.rerun()
+    b1.button("Apply edit", key="lookup_edit_apply", type="primary", on_click=shared.add_operation,
+              args=(CoordinateEdit(int(row), int(column), float(value)),))
+    b2.button("Reset the table", key="lookup_reset", disabled=not shared.is_edited(),
+              on_click=shared.reset_operations)
     if report is None:
         return
     positions = [p for p, r in enumerate(report.rows) if r == row]
@@ -163,9 +161,8 @@ def show_resize() -> None:
     added = c1.number_input("Rows to add", 1, MAX_NEW_ROWS, 2, key="lookup_resize_n")
     method = c2.selectbox("Initialise new rows as", list(RESIZE_METHODS), format_func=RESIZE_METHODS.get,
                           key="lookup_resize_method")
-    if st.button("Add rows", key="lookup_resize_apply"):
-        shared.table_operations().append(Resize(int(added), method, len(shared.table_operations())))
-        st.rerun()
+    st.button("Add rows", key="lookup_resize_apply", on_click=shared.add_operation,
+              args=(Resize(int(added), method, len(shared.table_operations())),))
     new_rows = [r for r, t in enumerate(table.tokens) if t.startswith("<new_")]
     if new_rows and table.width >= 2:
         projection = shared.cached_pca(table, 2)

@@ -44,15 +44,11 @@ def show_lab() -> None:
     except ValueError as error:
         shared.error_box(error)
         return
-    if b1.button("Step", type="primary", key="train_step", disabled=not step.finite):
-        history.append(step.x_after)
-        st.rerun()
-    if b2.button("Undo", key="train_undo", disabled=len(history) < 2):
-        history.pop()
-        st.rerun()
-    if b3.button("Reset", key="train_reset", disabled=len(history) < 2):
-        del history[1:]
-        st.rerun()
+    b1.button("Step", type="primary", key="train_step", disabled=not step.finite,
+              on_click=history.append, args=(step.x_after,))
+    b2.button("Undo", key="train_undo", disabled=len(history) < 2, on_click=history.pop)
+    b3.button("Reset", key="train_reset", disabled=len(history) < 2, on_click=history.__delitem__,
+              args=(slice(1, None),))
     show_step(step, target_name, len(history) - 1)
 
 

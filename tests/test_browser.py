@@ -1,0 +1,128 @@
+"""The whole app in a real browser: every page renders its figures, no exception, URL state."""
+from __future__ import annotations
+
+import os
+import time
+
+import pytest
+
+from browser import CHROMIUM, FLAGS, SCREENSHOTS, chromium_available, free_port, start_server, wait_until_idle
+
+if not chromium_available():
+    if os.environ.get("CI") == "true":
+        raise RuntimeError("CI must run the browser tests: install Debian's chromium (apt-get install -y chromium)")
+    pytest.skip("Debian's chromium is not installed", allow_module_level=True)
+
+PAGES = {"home": 0, "lookup": 4, "geometry": 5, "attention": 10, "models": 0, "training": 5}
+
+
+@pytest.fixture(scope="module")
+def server():
+    port = free_port()
+    process = start_server(port)
+    yield f"http://127.0.0.1:{port}"
+    process.terminate()
+    process.wait(timeout=20)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        instance = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        yield instance
+        instance.close()
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context(viewport={"width": 1400, "height": 2200})
+    tab = context.new_page()
+    yield tab
+    context.close()
+
+
+def open_and_check(page, url: str, plots: int, shot: str) -> None:
+    page.goto(url)
+    wait_until_idle(page, plots)
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENSHOTS / f"{shot}.png"))
+    assert page.locator('[data-testid="stException"]').count() == 0, shot
+    assert page.locator(".js-plotly-plot").count() >= plots, shot
+
+
+@pytest.mark.parametrize("name", list(PAGES))
+def test_every_page_on_a_toy_table(server, page, name):
+    open_and_check(page, f"{server}/{name}?table=seed004", PAGES[name], f"toy-{name}")
+
+
+@pytest.mark.parametrize("table, name, plots", [
+    ("minilm", "lookup", 4), ("minilm", "geometry", 5), ("minilm", "models", 4),
+    ("smollm2", "models", 2), ("smollm2", "geometry", 5), ("glove-50d", "geometry", 5),
+    ("smollm2", "home", 0), ("minilm", "attention", 10),
+])
+def test_pages_on_pretrained_tables(server, page, table, name, plots):
+    open_and_check(page, f"{server}/{name}?table={table}", plots, f"{table}-{name}")
+
+
+def test_causal_and_bidirectional_are_said(server, page):
+    page.goto(f"{server}/models?table=smollm2")
+    wait_until_idle(page, 2)
+    assert page.get_by_text("causal** model", exact=False).count() + page.get_by_text("causal model").count() >= 1
+    page.goto(f"{server}/models?table=minilm")
+    wait_until_idle(page, 2)
+    assert page.get_by_text("bidirectional model").count() >= 1
+
+
+def test_url_reopens_the_same_view(server, page):
+    page.goto(f"{server}/lookup?table=seed004&text=cat+dog+cat")
+    wait_until_idle(page, 4)
+    assert page.get_by_label("Text (words separated by spaces)").input_value() == "cat dog cat"
+    page.get_by_label("Text (words separated by spaces)").fill("The dog")
+    page.keyboard.press("Enter")
+    wait_until_idle(page, 4)
+    time.sleep(0.5)
+    assert "text=The+dog" in page.url or "text=The%20dog" in page.url
+    copied = page.url
+    fresh = page.context.new_page()
+    fresh.goto(copied)
+    wait_until_idle(fresh, 4)
+    assert fresh.get_by_label("Text (words separated by spaces)").input_value() == "The dog"
+    assert "GPT-2 ids" in fresh.locator('[data-testid="stSidebar"]').inner_text()
+
+
+def test_geometry_draws_2d_and_3d(server, page):
+    page.goto(f"{server}/geometry?table=seed001-lab&dims=2")
+    wait_until_idle(page, 5)
+    assert page.locator(".js-plotly-plot .gl-container, .js-plotly-plot canvas").count() >= 1
+    page.goto(f"{server}/geometry?table=seed001-lab&dims=3")
+    wait_until_idle(page, 5)
+    assert page.locator(".js-plotly-plot .gl-container").count() >= 1
+
+
+def test_training_animation_plays(server, page):
+    page.goto(f"{server}/training")
+    wait_until_idle(page, 5)
+    page.get_by_role("button", name="Train").click()
+    wait_until_idle(page, 7)
+    figure = page.locator(".js-plotly-plot").filter(has_text="Embedding rows moving")
+    label = figure.locator(".slider-container .slider-label, text.slider-label").first
+    before = label.text_content()
+    figure.get_by_text("▶ Play").click()
+    time.sleep(2.5)
+    after = label.text_content()
+    page.screenshot(path=str(SCREENSHOTS / "training-animation.png"))
+    assert before != after, (before, after)
+
+
+def test_presentation_mode(server, page):
+    open_and_check(page, f"{server}/lookup?present=1", 4, "presentation-lookup")
+    assert page.locator('[data-testid="stSidebar"][data-collapsed="true"]').count() == 1
+
+
+def test_bad_input_shows_a_message_not_a_traceback(server, page):
+    page.goto(f"{server}/lookup?table=seed000&mode=ids&ids=7")
+    wait_until_idle(page, 0)
+    assert page.get_by_text("token id 7 is outside 0..2").count() == 1
+    assert page.locator('[data-testid="stException"]').count() == 0

@@ -1,0 +1,72 @@
+"""AppTest: the Attention page (toy head) and the Model attention page."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from conftest import assert_clean, figure, open_page, plotly_array, texts
+
+
+def heatmap(at, title_start: str) -> np.ndarray:
+    for i in range(len(at.get("plotly_chart"))):
+        spec = figure(at, i)
+        if spec["layout"]["title"]["text"].startswith(title_start):
+            return plotly_array(spec["data"][0]["z"]).astype(float)
+    raise AssertionError(f"no figure titled {title_start!r}")
+
+
+def test_attention_runs_and_A_rows_sum_to_one():
+    at = open_page("attention", table="seed004")
+    assert_clean(at)
+    A = heatmap(at, "A = softmax_row")
+    np.testing.assert_allclose(np.nansum(A, axis=1), 1.0, atol=1e-9)
+    assert np.all(A[np.triu_indices(4, 1)] == 0)
+
+
+def test_toggles():
+    at = open_page("attention", table="seed004")
+    at.toggle(key="attn_causal").set_value(False).run()
+    A = heatmap(at, "A = softmax_row")
+    assert np.all(A[np.triu_indices(4, 1)] > 0)
+    at.toggle(key="attn_scaled").set_value(False).run()
+    at.toggle(key="attn_use_pos").set_value(False).run()
+    at.radio(key="attn_proj").set_value("random").run()
+    assert_clean(at)
+
+
+def test_seed000_example_on_the_page():
+    at = open_page("attention")
+    np.testing.assert_allclose(heatmap(at, "O = A V_h · shape (2 × 2)"), [[2, 0], [1, 2]])
+
+
+def test_context_demo():
+    at = open_page("attention")
+    markdown = " ".join(texts(at.markdown))
+    assert "Lookup + position vectors equal: **True**" in markdown
+    at.text_input(key="attn_ctx_2").input("oto kamienny zamek").run()
+    assert "identical sentences give identical outputs" in " ".join(texts(at.markdown))
+
+
+def test_permutation_demo():
+    at = open_page("attention", table="seed004")
+    markdown = " ".join(texts(at.markdown))
+    assert "**Positions off** (no mask, identity Q/K/V): the rows of O are permuted the same way ✅" in markdown
+    assert "**Positions on** (no mask, identity Q/K/V): the rows of O are **not** just permuted" in markdown
+
+
+def test_single_token_and_odd_width():
+    at = open_page("attention", table="seed001-excerpt", text="zamek")
+    assert_clean(at)
+    assert any("d = 3 is odd" in c for c in texts(at.caption))
+
+
+def test_empty_text():
+    at = open_page("attention", text=" ")
+    assert_clean(at)
+    assert any("the text is empty" in e for e in texts(at.error))
+
+
+def test_models_page_on_toy_table_offers_models():
+    at = open_page("models")
+    assert_clean(at)
+    assert at.button(key="models_pick_minilm")

@@ -1,0 +1,67 @@
+"""AppTest: the Geometry page."""
+from __future__ import annotations
+
+import pytest
+
+from conftest import assert_clean, figure, open_page, plotly_array, texts
+
+
+def chart_types(at) -> list[str]:
+    return [trace["type"] for i in range(len(at.get("plotly_chart"))) for trace in figure(at, i)["data"]]
+
+
+def test_geometry_2d_then_3d():
+    at = open_page("geometry", table="seed004")
+    assert_clean(at)
+    assert "scattergl" in chart_types(at)
+    at.radio(key="geo_dims").set_value(3).run()
+    assert_clean(at)
+    assert "scatter3d" in chart_types(at)
+
+
+def test_seed004_preset_numbers_on_the_page():
+    at = open_page("geometry", table="seed004", tokens="cat dog is")
+    frames = [d.value for d in at.dataframe]
+    pairs = next(f for f in frames if "id gap" in f.columns)
+    rows = {row["pair"]: row for _, row in pairs.iterrows()}
+    assert rows["cat–dog"]["id gap"] == 4734 and rows["cat–dog"]["cosine"] == "0.997"
+    assert rows["cat–is"]["id gap"] == 3479 and rows["cat–is"]["cosine"] == "0.000"
+
+
+def test_seed003_arrow_preset():
+    at = open_page("geometry", table="seed003")
+    at.toggle(key="geo_preset_h_w").set_value(True).run()
+    frame = next(d.value for d in at.dataframe if "a·b written out" in d.value.columns)
+    assert frame.iloc[0]["dot a·b"] == "5"
+    assert frame.iloc[0]["a·b written out"] == "2(3) + 1(−1) = 5"
+
+
+def test_colour_by_kind_and_norm():
+    for colour in ("kind", "norm"):
+        at = open_page("geometry", table="seed001-lab", colour=colour)
+        assert_clean(at)
+
+
+def test_neighbours_k_larger_than_vocabulary_and_unknown_token():
+    at = open_page("geometry", table="seed003", k="50")
+    assert_clean(at)
+    assert any("showing all of them" in i for i in texts(at.info))
+    at.text_input(key="geo_query").input("zebra").run()
+    assert any("No token matches 'zebra'" in w for w in texts(at.warning))
+
+
+def test_unknown_chosen_token_is_named():
+    at = open_page("geometry", table="seed004", tokens="cat unicorn")
+    assert any("unicorn" in w for w in texts(at.warning))
+
+
+def test_tiny_table_pca_says_what_is_possible():
+    at = open_page("geometry", table="seed003")
+    assert any("at most 1 component" in w for w in texts(at.warning))
+    assert_clean(at)
+
+
+def test_euclidean_neighbours():
+    at = open_page("geometry", table="seed001-lab", metric="euclidean", query="zamek")
+    frame = next(d.value for d in at.dataframe if "distance" in d.value.columns)
+    assert len(frame) == 5

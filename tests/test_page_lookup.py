@@ -1,0 +1,159 @@
+"""AppTest: the Lookup page and the app shell on toy tables."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from conftest import assert_clean, figure, open_page, plotly_array, texts
+
+
+def x_matrix(at) -> np.ndarray:
+    spec = figure(at, 0)
+    return plotly_array(spec["data"][0]["z"]).astype(float)
+
+
+def test_lookup_runs_clean_with_seed000_numbers():
+    at = open_page("lookup")
+    assert_clean(at)
+    np.testing.assert_array_equal(x_matrix(at), [[0, 1, 0, 1], [1, 0, 1, 0]])
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Parameters in E (V × d)"] == "3 × 4 = 12"
+    assert metrics["Entries in X (T × d)"] == "2 × 4 = 8"
+    assert any("‖E_a − E_b‖² = **1**" in m for m in texts(at.markdown))
+    assert any("S @ E equals E[ids] exactly: True" in s for s in texts(at.success))
+
+
+def test_distance_between_rows_0_and_2_is_4():
+    at = open_page("lookup")
+    at.selectbox(key="lookup_dist_b").set_value(2).run()
+    assert any("‖E_a − E_b‖² = **4**" in m for m in texts(at.markdown))
+
+
+@pytest.mark.parametrize("ids, message", [
+    ("7", "token id 7 is outside 0..2"), ("-1", "token id -1 is outside 0..2"),
+    ("1, x", "'x' is not a token id"), ("", "no token ids given"),
+    (" ".join(["1"] * 5000), "5,000 ids given"),
+])
+def test_bad_ids_show_an_error_and_keep_the_rest(ids, message):
+    at = open_page("lookup")
+    at.radio(key="lookup_mode").set_value("ids").run()
+    at.text_input(key="lookup_ids").input(ids).run()
+    assert_clean(at)
+    assert any(message in e for e in texts(at.error)), texts(at.error)
+    assert at.button(key="lookup_resize_apply")  # the rest of the page is still there
+
+
+def test_unknown_word_lists_vocabulary():
+    at = open_page("lookup")
+    at.text_input(key="lookup_text").input("α δ").run()
+    assert any("unknown word 'δ'" in e and "α, β, γ" in e for e in texts(at.error))
+
+
+def test_repeated_ids_share_a_row():
+    at = open_page("lookup")
+    at.text_input(key="lookup_text").input("γ α γ").run()
+    assert any("positions 0, 2" in i for i in texts(at.info))
+    X = x_matrix(at)
+    np.testing.assert_array_equal(X[0], X[2])
+
+
+def test_edit_changes_every_occurrence_and_reset_restores():
+    at = open_page("lookup")
+    at.text_input(key="lookup_text").input("γ α γ").run()
+    at.selectbox(key="lookup_edit_row").set_value(2).run()
+    at.number_input(key="lookup_edit_col").set_value(1).run()
+    at.number_input(key="lookup_edit_value_2_1").set_value(7.5).run()
+    at.button(key="lookup_edit_apply").click().run()
+    assert_clean(at)
+    X = x_matrix(at)
+    assert X[0, 1] == X[2, 1] == 7.5
+    at.button(key="lookup_reset").click().run()
+    np.testing.assert_array_equal(x_matrix(at)[0], [0, 1, 0, 1])
+
+
+def test_edit_survives_a_bad_input_and_a_page_change():
+    at = open_page("lookup")
+    at.selectbox(key="lookup_edit_row").set_value(2).run()
+    at.number_input(key="lookup_edit_value_2_0").set_value(3.0).run()
+    at.button(key="lookup_edit_apply").click().run()
+    at.text_input(key="lookup_text").input("nonsense").run()
+    assert at.error
+    at.switch_page("pages/geometry.py").run()
+    at.switch_page("pages/lookup.py").run()
+    assert at.text_input(key="lookup_text").value == "nonsense"
+    at.text_input(key="lookup_text").input("γ").run()
+    assert x_matrix(at)[0, 0] == 3.0
+
+
+@pytest.mark.parametrize("kind", ["reverse", "shift", "random"])
+def test_rename(kind):
+    at = open_page("lookup", table="seed004")
+    at.radio(key="lookup_perm").set_value(kind).run()
+    assert_clean(at)
+    markdown = " ".join(texts(at.markdown))
+    assert "✅ lookup unchanged" in markdown
+    assert "❌ positions" in markdown
+
+
+def test_resize_adds_rows_and_plots_them():
+    at = open_page("lookup")
+    at.number_input(key="lookup_resize_n").set_value(3).run()
+    at.selectbox(key="lookup_resize_method").set_value("mean").run()
+    at.button(key="lookup_resize_apply").click().run()
+    assert_clean(at)
+    assert any("6 × 4" in c for c in texts(at.sidebar.caption))
+    names = [trace.get("name") for trace in figure(at, len(at.get("plotly_chart")) - 1)["data"]]
+    assert "new row" in names and "old row" in names
+
+
+@pytest.mark.parametrize("table", ["seed000", "seed001-lab", "seed001-excerpt", "seed003", "seed004"])
+def test_every_toy_table_on_every_page(table):
+    for name in ("home", "lookup", "geometry", "attention", "models", "training"):
+        at = open_page(name, table=table)
+        assert_clean(at)
+        assert not at.error, (table, name, texts(at.error))
+
+
+def test_seed001_excerpt_ids_6_9_6():
+    at = open_page("lookup", table="seed001-excerpt", mode="ids", ids="6, 9, 6")
+    assert_clean(at)
+    X = x_matrix(at)
+    np.testing.assert_array_equal(X[0], X[2])
+    assert X.shape == (3, 3)
+
+
+def test_query_params_reopen_the_view():
+    at = open_page("lookup", table="seed004", text="cat dog cat")
+    assert at.text_input(key="lookup_text").value == "cat dog cat"
+    assert at.query_params["table"] == ["seed004"] or at.query_params["table"] == "seed004"
+
+
+@pytest.mark.parametrize("query, warning", [
+    ({"table": "nope"}, "'nope' is not one of"),
+    ({"mode": "weird"}, "'weird' is not one of"),
+    ({"text": "a" * 100_000}, "the first 2,000 are used"),
+])
+def test_tampered_url_gets_a_warning(query, warning):
+    at = open_page("lookup", **query)
+    assert_clean(at)
+    assert any(warning in w for w in texts(at.warning)), texts(at.warning)
+
+
+def test_home_comparison_table():
+    at = open_page()
+    assert_clean(at)
+    frame = at.dataframe[0].value
+    assert list(frame.columns) == ["Property", "Token ID", "One-hot", "Token embedding", "Contextual vector"]
+    assert frame.iloc[0]["Token ID"] == "2" and frame.iloc[0]["One-hot"] == "[0, 0, 1]"
+    at.selectbox(key="home_position").set_value(1).run()
+    assert at.dataframe[0].value.iloc[0]["Token embedding"] == "[1, 0, 1, 0]"
+
+
+def test_presentation_mode_and_figure_format():
+    at = open_page(present="1")
+    assert_clean(at)
+    assert at.toggle(key="present").value is True
+    at.radio(key="image_format").set_value("svg").run()
+    at.switch_page("pages/lookup.py").run()
+    spec = at.get("plotly_chart")[0].proto
+    assert "svg" in spec.config

@@ -1,0 +1,78 @@
+"""AppTest: the Training page: lab step/undo/reset, batch gradients, the live model."""
+from __future__ import annotations
+
+from conftest import assert_clean, open_page, texts
+
+
+def metrics(at) -> dict:
+    return {m.label: m.value for m in at.metric}
+
+
+def test_lab_first_step_numbers():
+    at = open_page("training")
+    assert_clean(at)
+    values = metrics(at)
+    assert values["p(zamek)"] == "47.0 % → 61.0 %"
+    assert values["loss = −ln p"] == "0.755 → 0.495"
+
+
+def test_step_undo_reset():
+    at = open_page("training")
+    at.button(key="train_step").click().run()
+    assert "Steps taken: **1**" in " ".join(texts(at.markdown))
+    assert metrics(at)["p(zamek)"].startswith("61.0 %")
+    at.button(key="train_step").click().run()
+    assert "Steps taken: **2**" in " ".join(texts(at.markdown))
+    at.button(key="train_undo").click().run()
+    assert "Steps taken: **1**" in " ".join(texts(at.markdown))
+    at.button(key="train_reset").click().run()
+    assert "Steps taken: **0**" in " ".join(texts(at.markdown))
+    assert metrics(at)["p(zamek)"] == "47.0 % → 61.0 %"
+
+
+def test_learning_rates():
+    at = open_page("training")
+    at.number_input(key="train_lr").set_value(0.0).run()
+    assert metrics(at)["loss = −ln p"] == "0.755 → 0.755"
+    at.number_input(key="train_lr").set_value(1e6).run()
+    assert_clean(at)
+    at.number_input(key="train_lr").set_value(-0.4).run()
+    assert_clean(at)
+
+
+def test_target_equal_to_input():
+    at = open_page("training")
+    at.selectbox(key="train_input").set_value("zamek").run()
+    assert any("still only the input row moves" in i for i in texts(at.info))
+
+
+def test_batch_optimizers_and_frozen():
+    at = open_page("training")
+    for kind in ("sgd", "momentum", "adam"):
+        at.selectbox(key="train_opt").set_value(kind).run()
+        assert_clean(at)
+    at.number_input(key="train_wd").set_value(0.1).run()
+    at.toggle(key="train_frozen").set_value(True).run()
+    assert_clean(at)
+    at.text_input(key="train_batch_text").input("oto").run()
+    assert any("at least two tokens" in e for e in texts(at.error))
+
+
+def test_live_model_trains():
+    at = open_page("training")
+    at.number_input(key="train_live_steps").set_value(60).run()
+    at.button(key="train_live_go").click().run()
+    assert_clean(at)
+    assert any("Last run: 60 steps" in c for c in texts(at.caption))
+
+
+def test_live_model_bad_input():
+    at = open_page("training")
+    at.number_input(key="train_live_steps").set_value(0).run()
+    at.button(key="train_live_go").click().run()
+    assert any("Steps = 0" in w for w in texts(at.warning))
+    at.radio(key="train_corpus_kind").set_value("your text").run()
+    at.text_area(key="train_corpus_text").input("one").run()
+    at.number_input(key="train_live_steps").set_value(10).run()
+    at.button(key="train_live_go").click().run()
+    assert any("at least two tokens" in e for e in texts(at.error))
