@@ -17,10 +17,11 @@ def _hover(tokens, ids) -> list[str]:
 
 
 def pca_scatter(coords: np.ndarray, tokens, ids, title: str, colour_values=None,
-                colour_title: str = "", kinds=None, labelled=(), height: int = 560) -> go.Figure:
+                colour_title: str = "", kinds=None, labelled=(), highlighted=(), height: int = 560) -> go.Figure:
     """coords (n, 2) or (n, 3) -> WebGL scatter; colour by a number (n,) or by kinds (n,) strings.
 
-    `labelled` indexes rows of coords whose token is written beside the point.
+    `labelled` indexes rows of coords whose token is written beside the point; `highlighted`
+    rows (a searched token) get a large star.
     """
     coords = np.asarray(coords, dtype=np.float64)
     three_d = coords.shape[1] >= 3
@@ -50,6 +51,17 @@ def pca_scatter(coords: np.ndarray, tokens, ids, title: str, colour_values=None,
             fig.add_trace(go.Scatter3d(x=chosen[:, 0], y=chosen[:, 1], z=chosen[:, 2], **style))
         else:
             fig.add_trace(go.Scatter(x=chosen[:, 0], y=chosen[:, 1], **style))
+    highlighted = [i for i in highlighted if 0 <= i < len(coords)]
+    if highlighted:
+        found = coords[highlighted]
+        style = dict(mode="markers+text", text=[tokens[i] for i in highlighted], textposition="bottom center",
+                     name="searched", marker=dict(size=18, color="#facc15", symbol="diamond",
+                                                  line=dict(color="black", width=2)),
+                     hovertext=[hover[i] for i in highlighted], hoverinfo="text", textfont=dict(size=16))
+        if three_d:
+            fig.add_trace(go.Scatter3d(x=found[:, 0], y=found[:, 1], z=found[:, 2], **style))
+        else:
+            fig.add_trace(go.Scatter(x=found[:, 0], y=found[:, 1], **style))
     if three_d:
         fig.update_layout(scene=dict(xaxis_title="PC1", yaxis_title="PC2", zaxis_title="PC3"))
     else:

@@ -172,3 +172,32 @@ def train_table_steps(weight: np.ndarray, ids, W_out: np.ndarray, config: Optimi
                 update, state = optimizer_update(current, gradient, config, state)
                 current = current + update
     return TableUpdate(gradient, update, current, losses, frozen)
+
+
+def learning_rate_note(step: StepResult) -> tuple[str, str] | None:
+    """('info' | 'warning' | 'error', message) for a learning rate worth a word, else None."""
+    if not step.finite:
+        return "error", ("The step diverged: the new row or the loss is NaN/Inf. Use a smaller learning rate.")
+    if step.lr == 0:
+        return "info", "Learning rate 0: the gradient is computed but nothing moves."
+    if step.lr < 0:
+        return "warning", ("A negative learning rate steps *up* the gradient: the loss rises (gradient ascent).")
+    if step.loss_after > step.loss_before:
+        return "warning", (f"Learning rate {step.lr:g} overshoots: the step jumps past the minimum and the "
+                           f"loss rises from {step.loss_before:.3f} to {step.loss_after:.3f}.")
+    if step.prob_after > 1 - 1e-9:
+        return "warning", (f"Learning rate {step.lr:g} is huge: one step pushes p to 100 % "
+                           "(the logits are enormous; later steps would barely change anything).")
+    return None
+
+
+def trajectory_note(result: TableUpdate) -> tuple[str, str] | None:
+    """('error' | 'warning', message) when a run of steps diverged or made the loss worse."""
+    losses = np.asarray(result.losses, dtype=np.float64)
+    if not np.all(np.isfinite(result.weight_after)) or not np.all(np.isfinite(losses)):
+        return "error", ("The run diverged: the loss or the table became NaN/Inf "
+                         "(a probability reached 0). Lower the learning rate.")
+    if len(losses) > 1 and losses[-1] > losses[0]:
+        return "warning", (f"The loss rose from {losses[0]:.3f} to {losses[-1]:.3f}: "
+                           "the learning rate is too large for this optimizer.")
+    return None

@@ -37,6 +37,13 @@ def kinds_of(rows) -> list[str]:
     return [token_kind(table.tokens[r]) for r in rows]
 
 
+def query_row() -> list[int]:
+    """The row the neighbour search box names (as a list: empty when nothing matches)."""
+    query = st.session_state.get("keep_geo_query", "")
+    exact = table.row_of_token(query) if query else None
+    return [exact] if exact is not None else find_tokens(table.tokens, query, limit=1)
+
+
 def show_pca(rows: list[int]) -> None:
     st.subheader("PCA projection of the whole table")
     c1, c2 = st.columns(2)
@@ -51,7 +58,8 @@ def show_pca(rows: list[int]) -> None:
     if k < dims:
         st.warning(f"This table has {table.vocab_size} rows and {table.width} coordinates: PCA can "
                    f"give at most {k} component(s), so the plot uses {k}.")
-    shown = plot_sample(table.vocab_size, shared.MAX_PLOT_POINTS, must_include=rows)
+    searched = query_row()
+    shown = plot_sample(table.vocab_size, shared.MAX_PLOT_POINTS, must_include=rows + searched)
     if len(shown) < table.vocab_size:
         st.caption(f"Drawing a seeded random sample of {len(shown):,} of {table.vocab_size:,} rows "
                    "(plus the chosen tokens); the projection and its statistics use every row.")
@@ -59,7 +67,7 @@ def show_pca(rows: list[int]) -> None:
     coords[:, : min(dims, k)] = result.coords[shown, : min(dims, k)]
     tokens = [table.tokens[r] for r in shown]
     position = {r: i for i, r in enumerate(shown)}
-    options = dict(labelled=[position[r] for r in rows])
+    options = dict(labelled=[position[r] for r in rows], highlighted=[position[r] for r in searched])
     if colour == "kind":
         options["kinds"] = kinds_of(shown)
     else:
@@ -71,10 +79,10 @@ def show_pca(rows: list[int]) -> None:
                                key="geo_pca", on_select="rerun", selection_mode="points")
     picked = [shown[p["customdata"]] for p in (event.selection.points if event else [])
               if isinstance(p.get("customdata"), int) and 0 <= p["customdata"] < len(shown)]
-    if picked:
+    if picked and st.session_state.get("geo_last_pick") != picked[0]:  # a new click, not a stale one
+        st.session_state["geo_last_pick"] = picked[0]
         shared.set_kept("geo_query", table.tokens[picked[0]])
-        st.info(f"Selected **{table.tokens[picked[0]]}** (id {int(table.ids[picked[0]])}): "
-                "its neighbours are listed below.")
+        st.rerun()  # redraw with the picked token highlighted and its neighbours listed
     st.caption("The basis is fixed per table (signs normalised), so points do not jump between reruns.")
 
 
@@ -156,7 +164,7 @@ def show_neighbours() -> None:
     metric = shared.kept_widget(c3.radio, "Metric", "geo_metric", "cosine", query="metric",
                                 parse=shared.parse_choice(["cosine", "euclidean"]),
                                 options=["cosine", "euclidean"])
-    matches = [r for r in [table.row_of_token(query)] if r is not None] or find_tokens(table.tokens, query)
+    matches = query_row()
     if not matches:
         st.warning(f"No token matches {query!r}. Vocabulary: {table.vocabulary_text(20)}")
         return

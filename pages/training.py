@@ -12,7 +12,8 @@ from core.latex import vector_latex
 from core.tiny_model import (BUILTIN_CORPUS, MAX_STEPS, TinyModelConfig, fixed_basis_frames,
                              neighbours_before_after)
 from core.toy_tables import LAB_LEARNING_RATE, LAB_OUTPUT_TOKENS, LAB_OUTPUT_WEIGHT, seed001_lab_table
-from core.training import OptimizerConfig, softmax_ce_step, train_table_steps
+from core.training import (OptimizerConfig, learning_rate_note, softmax_ce_step, train_table_steps,
+                           trajectory_note)
 
 shared.require_shell()
 
@@ -57,9 +58,9 @@ def show_step(step, target_name: str, steps_taken: int) -> None:
     if input_name == target_name:
         st.info(f"The input is “{input_name}” and the label is also “{target_name}”: still only the "
                 "input row moves; the label only chooses which probability to raise.")
-    if not step.finite:
-        st.error("This learning rate makes the step diverge: the new row or loss is NaN/Inf. "
-                 "Use a smaller learning rate.")
+    note = learning_rate_note(step)
+    if note is not None:
+        getattr(st, note[0])(note[1])
     st.markdown(f"Steps taken: **{steps_taken}**. Next step, with lr = {step.lr:g}:")
     c1, c2 = st.columns(2)
     c1.metric(f"p({target_name})", f"{100 * step.prob_before:.1f} % → {100 * step.prob_after:.1f} %",
@@ -106,8 +107,9 @@ def show_batch() -> None:
     except ValueError as error:
         shared.error_box(error)
         return
-    if not np.all(np.isfinite(result.weight_after)):
-        st.error("The table diverged (NaN/Inf): lower the learning rate.")
+    note = trajectory_note(result)
+    if note is not None:
+        getattr(st, note[0])(note[1])
     labels = [f"x{i}" for i in range(lab.width)]
     c1, c2 = st.columns(2)
     with c1:

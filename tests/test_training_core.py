@@ -131,3 +131,27 @@ def test_tiny_model_bad_input(text, config, message):
 def test_zero_steps_keeps_the_initial_table():
     run = train_tiny_model("a b a b", TinyModelConfig(steps=0))
     assert len(run.losses) == 0 and run.snapshots.shape[0] == 1
+
+
+@pytest.mark.parametrize("lr, level, words", [(0.0, "info", "nothing moves"), (-0.4, "warning", "negative"),
+                                              (1e6, "warning", "huge")])
+def test_learning_rate_notes(lr, level, words):
+    from core.training import learning_rate_note
+
+    note = learning_rate_note(lab_step(lr))
+    assert note is not None and note[0] == level and words in note[1]
+    assert learning_rate_note(lab_step(0.4)) is None
+
+
+def test_trajectory_notes():
+    from core.training import trajectory_note
+
+    lab = seed001_lab_table()
+    ids = lab.tokenize("oto zamek oto klucz oto")
+    W_out = np.random.default_rng(0).standard_normal(lab.weight.shape) * 0.5
+    calm = train_table_steps(lab.weight, ids, W_out, OptimizerConfig("sgd", 0.5), 30)
+    rising = train_table_steps(lab.weight, ids, W_out, OptimizerConfig("sgd", 1e3), 30)
+    exploding = train_table_steps(lab.weight, ids, W_out, OptimizerConfig("sgd", 1e6), 30)
+    assert trajectory_note(calm) is None
+    assert trajectory_note(rising)[0] == "warning"
+    assert trajectory_note(exploding)[0] == "error"

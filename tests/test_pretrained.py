@@ -1,0 +1,130 @@
+"""Pretrained tables against their own files and against transformers, loaded offline."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from core.pretrained import load_model, load_table, minilm_dir
+
+
+@pytest.fixture(scope="module")
+def minilm():
+    return load_model("minilm")
+
+
+@pytest.fixture(scope="module")
+def smollm2():
+    return load_model("smollm2")
+
+
+@pytest.fixture(scope="module")
+def glove():
+    return load_table("glove-50d")
+
+
+def test_minilm_table_is_the_safetensors_tensor(minilm):
+    from safetensors.numpy import load_file
+
+    tensors = load_file(str(minilm_dir() / "model.safetensors"))
+    name = next(n for n in tensors if n.endswith("word_embeddings.weight"))
+    np.testing.assert_array_equal(minilm.table.weight, tensors[name])
+    assert minilm.table.weight.shape == (30522, 384)
+    assert not minilm.table.weight.flags.writeable
+    assert minilm.table.tokens[101] == "[CLS]"
+
+
+def test_minilm_encode_is_the_tokenizer(minilm):
+    from transformers import AutoTokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained(minilm_dir(), local_files_only=True)
+    text = "Embeddings turn ids into vectors."
+    assert minilm.encode(text) == tokenizer(text)["input_ids"]
+    assert minilm.table.tokenize(text) == minilm.encode(text)
+    assert any(t.startswith("##") for t in (minilm.table.tokens[i] for i in minilm.encode("tokenization")))
+
+
+def test_minilm_attentions_equal_transformers(minilm):
+    from transformers import AutoModel
+
+    reference = AutoModel.from_pretrained(minilm_dir(), local_files_only=True, attn_implementation="eager")
+    ids = minilm.encode("The river bank was muddy.")
+    with torch.inference_mode():
+        expected = torch.stack(reference(torch.tensor([ids]), output_attentions=True).attentions)[:, 0].numpy()
+    ours = minilm.attentions(ids)
+    assert ours.shape == (6, 12, len(ids), len(ids))
+    np.testing.assert_allclose(ours, expected, atol=1e-6)
+    assert np.any(ours[..., 0, 1:] > 0)              # bidirectional: later tokens are seen
+    states = minilm.hidden_states(ids)
+    assert states.shape == (7, len(ids), 384)
+    assert not minilm.causal and minilm.tied is None
+    assert minilm.position_table.shape == (512, 384)
+
+
+def test_smollm2_is_causal_tied_and_rows_sum_to_one(smollm2):
+    ids = smollm2.encode("The cat is sleeping on the mat")
+    attentions = smollm2.attentions(ids)
+    T = len(ids)
+    assert attentions.shape == (30, 9, T, T)
+    assert np.all(attentions[..., np.triu_indices(T, 1)[0], np.triu_indices(T, 1)[1]] == 0.0)
+    np.testing.assert_allclose(attentions.sum(axis=-1), 1.0, atol=2e-3)   # float16 weights
+    assert smollm2.causal and smollm2.tied and smollm2.rope
+    assert smollm2.table.weight.shape == (49152, 576)
+    assert smollm2.table.tokens[ids[1]].startswith("Ġ")
+    assert smollm2.hidden_states(ids).shape == (31, T, 576)
+
+
+def test_smollm2_output_scores_are_dot_products(smollm2):
+    ids = smollm2.encode("The capital of France is")
+    top = smollm2.next_token_scores(ids, 5)
+    hidden = torch.tensor(smollm2.hidden_states(ids)[-1, -1])       # final, normalised state
+    vectors = torch.tensor(smollm2.output_vectors().astype(np.float32))
+    for token, score in top:
+        assert float(hidden @ vectors[token]) == pytest.approx(score, rel=2e-2, abs=5e-2)
+    assert np.shares_memory(smollm2.output_vectors(), smollm2.table.weight)
+
+
+def test_glove_analogy(glove):
+    from core.geometry import nearest, normalized_rows
+
+    assert glove.weight.shape == (400000, 50)
+    king, man, woman, queen = (glove.row_of_token(w) for w in ("king", "man", "woman", "queen"))
+    target = glove.weight[king] - glove.weight[man] + glove.weight[woman]
+    unit = normalized_rows(glove.weight)
+    scores = unit @ (target / np.linalg.norm(target))
+    scores[[king, man, woman]] = -np.inf
+    assert int(np.argmax(scores)) == queen
+    assert glove.tokenize("King, queen.") == [king, glove.row_of_token(","), queen, glove.row_of_token(".")]
+    with pytest.raises(ValueError, match="not in GloVe"):
+        glove.tokenize("qwzxv")
+
+
+def test_text_longer_than_the_model_allows(minilm):
+    with pytest.raises(ValueError, match="at most"):
+        minilm.attentions(list(range(1000, 1300)))
+
+
+def test_offline_hub_id_fails_fast_with_a_clear_message():
+    with pytest.raises(ValueError, match="Offline, choose MiniLM-L6, SmolLM2-135M or GloVe 6B 50d"):
+        load_model("gpt2")
+    with pytest.raises(ValueError, match="neither a local folder nor a Hugging Face model id"):
+        load_model("../../etc/passwd; rm -rf")
+
+
+def test_local_folder_model(tmp_path):
+    from transformers import BertConfig, BertModel, BertTokenizerFast
+
+    vocabulary = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "the", "cat", "sat"]
+    (tmp_path / "vocab.txt").write_text("\n".join(vocabulary))
+    BertTokenizerFast(vocab_file=str(tmp_path / "vocab.txt")).save_pretrained(tmp_path)
+    torch.manual_seed(0)
+    BertModel(BertConfig(vocab_size=7, hidden_size=8, num_hidden_layers=1, num_attention_heads=2,
+                         intermediate_size=16)).save_pretrained(tmp_path)
+    model = load_model(str(tmp_path))
+    from transformers import AutoTokenizer
+
+    ids = model.encode("the cat sat")
+    assert ids == AutoTokenizer.from_pretrained(tmp_path)("the cat sat")["input_ids"]
+    assert ids[0] == 2 and ids[-1] == 3                       # [CLS] ... [SEP]
+    assert model.table.weight.shape == (7, 8)
+    assert model.attentions(ids).shape == (1, 2, len(ids), len(ids))
