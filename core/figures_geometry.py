@@ -33,12 +33,12 @@ def pca_scatter(coords: np.ndarray, tokens, ids, title: str, colour_values=None,
             members = np.flatnonzero(kinds == kind)
             fig.add_trace(_points(coords[members], [hover[i] for i in members], three_d,
                                   dict(color=KIND_COLOURS.get(kind, "#64748b")), kind,
-                                  customdata=members))
+                                  customdata=members.tolist()))
     else:
         marker = dict(color=colour_values, colorscale="Viridis", showscale=colour_values is not None,
                       colorbar=dict(title=colour_title, thickness=12))
         fig.add_trace(_points(coords, hover, three_d, marker, "tokens",
-                              customdata=np.arange(len(coords))))
+                              customdata=list(range(len(coords)))))
     labelled = [i for i in labelled if 0 <= i < len(coords)]
     if labelled:
         chosen = coords[labelled]
@@ -46,7 +46,7 @@ def pca_scatter(coords: np.ndarray, tokens, ids, title: str, colour_values=None,
         style = dict(mode="markers+text", text=text, textposition="top center", name="chosen",
                      marker=dict(size=11, color="#f97316", line=dict(color="black", width=1)),
                      hovertext=[hover[i] for i in labelled], hoverinfo="text",
-                     textfont=dict(size=15))
+                     textfont=dict(size=15), customdata=labelled)
         if three_d:
             fig.add_trace(go.Scatter3d(x=chosen[:, 0], y=chosen[:, 1], z=chosen[:, 2], **style))
         else:
@@ -57,7 +57,8 @@ def pca_scatter(coords: np.ndarray, tokens, ids, title: str, colour_values=None,
         style = dict(mode="markers+text", text=[tokens[i] for i in highlighted], textposition="bottom center",
                      name="searched", marker=dict(size=18, color="#facc15", symbol="diamond",
                                                   line=dict(color="black", width=2)),
-                     hovertext=[hover[i] for i in highlighted], hoverinfo="text", textfont=dict(size=16))
+                     hovertext=[hover[i] for i in highlighted], hoverinfo="text", textfont=dict(size=16),
+                     customdata=highlighted)
         if three_d:
             fig.add_trace(go.Scatter3d(x=found[:, 0], y=found[:, 1], z=found[:, 2], **style))
         else:
@@ -67,11 +68,12 @@ def pca_scatter(coords: np.ndarray, tokens, ids, title: str, colour_values=None,
     else:
         fig.update_xaxes(title="PC1")
         fig.update_yaxes(title="PC2", scaleanchor="x", scaleratio=1)
-    fig.update_layout(legend=dict(orientation="h", y=-0.12), dragmode="lasso" if not three_d else None)
+    fig.update_layout(legend=dict(orientation="h", y=-0.12))
     return base_layout(fig, title, height)
 
 
-def _points(coords, hover, three_d, marker, name, customdata):
+def _points(coords, hover, three_d, marker, name, customdata: list[int]):
+    """customdata must be a plain list: Streamlit's selection events cannot read plotly's typed arrays."""
     marker = dict(size=4 if len(coords) > 2000 else 7, opacity=0.75, **marker)
     if three_d:
         return go.Scatter3d(x=coords[:, 0], y=coords[:, 1], z=coords[:, 2], mode="markers",

@@ -76,7 +76,7 @@ def show_pca(rows: list[int]) -> None:
     ratio = result.explained_variance_ratio
     title = "PCA · explained variance " + ", ".join(f"PC{i + 1} {100 * v:.1f}%" for i, v in enumerate(ratio[:dims]))
     event = shared.show_figure(pca_scatter(coords, tokens, table.ids[shown], title, **options),
-                               key="geo_pca", on_select="rerun", selection_mode="points")
+                               key="geo_pca", on_select="rerun")
     picked = [shown[p["customdata"]] for p in (event.selection.points if event else [])
               if isinstance(p.get("customdata"), int) and 0 <= p["customdata"] < len(shown)]
     if picked and st.session_state.get("geo_last_pick") != picked[0]:  # a new click, not a stale one

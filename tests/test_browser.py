@@ -126,3 +126,48 @@ def test_bad_input_shows_a_message_not_a_traceback(server, page):
     wait_until_idle(page, 0)
     assert page.get_by_text("token id 7 is outside 0..2").count() == 1
     assert page.locator('[data-testid="stException"]').count() == 0
+
+
+def test_view_survives_a_server_restart(browser):
+    """The server restarts mid-session: reopening the URL restores the view from its query params."""
+    port = free_port()
+    process = start_server(port)
+    context = browser.new_context(viewport={"width": 1400, "height": 1600})
+    tab = context.new_page()
+    try:
+        tab.goto(f"http://127.0.0.1:{port}/geometry?table=seed001-lab&dims=3&colour=kind&query=zamek")
+        wait_until_idle(tab, 5)
+        url = tab.url
+        process.terminate()
+        process.wait(timeout=20)
+        process = start_server(port)
+        tab.goto(url)
+        wait_until_idle(tab, 5)
+        assert tab.get_by_label("Find a token").input_value() == "zamek"
+        assert tab.locator(".js-plotly-plot .gl-container").count() >= 1     # still 3-D
+        assert "6 × 6" in tab.locator('[data-testid="stSidebar"]').inner_text()   # the lab table
+    finally:
+        context.close()
+        process.terminate()
+        process.wait(timeout=20)
+
+
+def test_upload_a_table_and_a_bad_file(server, page, tmp_path):
+    import numpy as np
+
+    good = tmp_path / "mine.npy"
+    np.save(good, np.random.default_rng(0).standard_normal((30, 4)).astype(np.float32))
+    bad = tmp_path / "broken.npy"
+    bad.write_bytes(good.read_bytes()[:50])
+    page.goto(f"{server}/lookup")
+    wait_until_idle(page, 4)
+    page.get_by_text("Load a model or your own table").click()
+    uploader = page.locator('[data-testid="stFileUploaderDropzoneInput"]').first
+    uploader.set_input_files(str(bad))
+    page.get_by_text("could not be read", exact=False).wait_for(timeout=30_000)
+    assert page.locator('[data-testid="stException"]').count() == 0
+    uploader.set_input_files(str(good))
+    page.get_by_role("button", name="Use this table").click(timeout=30_000)
+    page.locator('[data-testid="stSidebar"]').get_by_text("30 × 4", exact=False).wait_for(timeout=30_000)
+    wait_until_idle(page, 0)
+    page.screenshot(path=str(SCREENSHOTS / "upload-lookup.png"))
