@@ -3,18 +3,26 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class PCAResult:
-    coords: np.ndarray                    # (V, k) = (weight - mean) @ components.T
     components: np.ndarray                # (k, d), orthonormal rows
     explained_variance: np.ndarray        # (k,)
     explained_variance_ratio: np.ndarray  # (k,) share of the total variance
     mean: np.ndarray                      # (d,)
+    weight: np.ndarray = field(repr=False)  # (V, d) the table the basis was fitted on
+
+    @cached_property
+    def coords(self) -> np.ndarray:
+        """(V, k) = (weight - mean) @ components.T, computed on first use."""
+        work = np.asarray(self.weight, dtype=np.float32)
+        projected = work @ self.components.T.astype(np.float32)          # (V, d) @ (d, k) -> (V, k)
+        return projected.astype(np.float64) - self.mean @ self.components.T
 
     def project(self, vectors: np.ndarray) -> np.ndarray:
         """vectors (n, d) -> (n, k) in this fixed basis."""
@@ -29,27 +37,27 @@ def possible_components(vocab_size: int, width: int, wanted: int) -> int:
 def pca(weight: np.ndarray, k: int) -> PCAResult:
     """weight (V, d) -> top-k principal components by eigendecomposition of the covariance.
 
-    The (d, d) Gram matrix is formed in float32 BLAS (fast on 400k rows) and the centring and
-    eigensolve are done in float64. Signs are fixed (largest |entry| of each component
-    positive) so the basis of a table never flips between runs.
+    The (d, d) Gram matrix and the column sums are formed in float32 BLAS (fast on 400k rows);
+    centring and the eigensolve are done in float64. Signs are fixed (largest
+    |entry| of each component positive) so the basis of a table never flips between runs.
     """
     weight = np.asarray(weight)
     vocab_size, width = weight.shape
     k = possible_components(vocab_size, width, k)
     work = weight.astype(np.float32, copy=False)
-    mean = work.mean(axis=0, dtype=np.float64)                       # (d,)
+    mean = (np.ones(vocab_size, dtype=np.float32) @ work).astype(np.float64) / vocab_size  # (d,)
     gram = (work.T @ work).astype(np.float64)                        # (d, V) @ (V, d) -> (d, d)
     covariance = (gram - vocab_size * np.outer(mean, mean)) / max(vocab_size - 1, 1)
+    total = float(np.clip(np.diag(covariance), 0.0, None).sum())     # trace = sum of all eigenvalues
+    # numpy's own LAPACK: scipy's separate OpenBLAS would compete with numpy's threads
     eigenvalues, eigenvectors = np.linalg.eigh(covariance)           # ascending
     order = np.argsort(eigenvalues)[::-1][:k]
     components = eigenvectors[:, order].T                            # (k, d)
     signs = np.sign(components[np.arange(k), np.abs(components).argmax(axis=1)])
     components = components * np.where(signs == 0, 1.0, signs)[:, None]
     variance = np.clip(eigenvalues[order], 0.0, None)
-    total = float(np.clip(eigenvalues, 0.0, None).sum())
     ratio = variance / total if total > 0 else np.zeros_like(variance)
-    coords = (work @ components.T.astype(np.float32)).astype(np.float64) - mean @ components.T
-    return PCAResult(coords, components, variance, ratio, mean)
+    return PCAResult(components, variance, ratio, mean, weight)
 
 
 def row_norms(weight: np.ndarray) -> np.ndarray:

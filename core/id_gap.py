@@ -7,7 +7,7 @@ import numpy as np
 
 from core.geometry import normalized_rows
 
-_BLOCK = 8192  # rows per block of the prefix sums (bounds memory on 400k-row tables)
+_CHUNK = 4096  # rows per chunk of the pairwise tree (bounds its temporary arrays; fastest here)
 
 
 @dataclass(frozen=True)
@@ -20,39 +20,65 @@ class PairSums:
     sum_cos_gap: float
 
 
+def _tree_prefix_dots(rows: np.ndarray, weights: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
+    """Σ_{i<j} w_j u_j·u_i over rows (n, d) in order, by a pairwise tree: O(n d).
+
+    Every pair i<j meets at exactly one tree node, with i in its left half and j in its right
+    half; there it contributes (weighted sum of the right half)·(sum of the left half).
+    Returns (that sum, Σ u_i, Σ w_i u_i).
+    """
+    if len(rows) == 0:
+        return 0.0, np.zeros(rows.shape[1]), np.zeros(rows.shape[1])
+    weights = weights.astype(np.float32)
+    if len(rows) % 2:
+        rows = np.vstack([rows, np.zeros((1, rows.shape[1]), np.float32)])
+        weights = np.append(weights, np.float32(0))
+    # level 0, fused: pairs of single rows, without a full-size weighted copy
+    total = float(np.einsum("ij,ij->i", rows[1::2], rows[0::2]) @ weights[1::2].astype(np.float64))
+    sums = rows[0::2] + rows[1::2]                                   # (n/2, d) sums of each node
+    weighted = rows[0::2] * weights[0::2, None] + rows[1::2] * weights[1::2, None]
+    while len(sums) > 1:
+        if len(sums) % 2:                                            # an odd node waits one level
+            sums = np.vstack([sums, np.zeros((1, sums.shape[1]), sums.dtype)])
+            weighted = np.vstack([weighted, np.zeros((1, weighted.shape[1]), weighted.dtype)])
+        total += float(np.einsum("ij,ij->i", weighted[1::2], sums[0::2]).sum(dtype=np.float64))
+        sums = sums[0::2] + sums[1::2]
+        weighted = weighted[0::2] + weighted[1::2]
+    return total, sums[0].astype(np.float64), weighted[0].astype(np.float64)
+
+
 def _pair_sums(unit: np.ndarray, ids: np.ndarray) -> PairSums:
     """Sums over all pairs i<j of c = cos(E_i, E_j) and g = |id_i - id_j| in O(V d^2).
 
-    Σc and Σc² come from s = Σ u_i and the (d, d) Gram UᵀU; Σ c·g comes from sorting rows by id
-    and prefix sums: Σ_{i<j} (a_j - a_i) u_i·u_j = Σ_j a_j u_j·P_j - Σ_i a_i u_i·(s - P_i - u_i).
-    Zero rows have no direction and are left out. `unit` (V, d) holds unit rows (float32 is
-    fine: each block is promoted to float64).
+    Σc and Σc² come from s = Σ u_i and the (d, d) Gram UᵀU. For Σ c·g, rows are taken in id
+    order a_1 <= a_2 <= ...; with P_j = Σ_{i<j} u_i,
+        Σ_{i<j} (a_j - a_i) u_i·u_j = 2 Σ_j a_j u_j·P_j - (Σ a_i u_i)·s + Σ a_i,
+    where Σ_j a_j u_j·P_j comes from a pairwise tree inside chunks plus each chunk's weighted
+    sum times the prefix before it. Zero rows have no direction and are left out. `unit`
+    (V, d) holds unit rows; float32 does the products, float64 accumulates.
     """
-    width = unit.shape[1]
-    keep = np.flatnonzero(unit.any(axis=1))
-    order = keep[np.argsort(ids[keep], kind="stable")]
-    a = ids[order].astype(np.float64)
-    n = len(order)
-    total = np.zeros(width)
-    gram = np.zeros((width, width))
-    for start in range(0, n, _BLOCK):
-        block = unit[order[start:start + _BLOCK]].astype(np.float64)
-        total += block.sum(axis=0)
-        gram += block.T @ block                                      # (d, b) @ (b, d) -> (d, d)
-    sum_cos = (total @ total - n) / 2.0                               # each |u_i|^2 = 1
+    unit = np.asarray(unit, dtype=np.float32)
+    nonzero = unit.any(axis=1)
+    n = int(nonzero.sum())
+    total = (np.ones(len(unit), dtype=np.float32) @ unit).astype(np.float64)     # s (zero rows add 0)
+    gram = (unit.T @ unit).astype(np.float64)                                     # (d, V) @ (V, d)
+    sum_cos = (total @ total - n) / 2.0                                           # each |u_i|^2 = 1
     sum_cos2 = (float(np.sum(gram * gram)) - n) / 2.0
+    keep = np.flatnonzero(nonzero)
+    order = keep if np.all(np.diff(ids[keep]) >= 0) else keep[np.argsort(ids[keep], kind="stable")]
+    contiguous = n == len(unit) and np.array_equal(order, np.arange(n))
+    a = ids[order].astype(np.float64)
     rank = np.arange(n, dtype=np.float64)
     sum_gap = float(np.sum(a * (2 * rank - (n - 1))))
     sum_gap2 = float(n * np.sum(a * a) - np.sum(a) ** 2)
-    sum_cos_gap, prefix = 0.0, np.zeros(width)
-    for start in range(0, n, _BLOCK):
-        block = unit[order[start:start + _BLOCK]].astype(np.float64)
-        block_ids = a[start:start + _BLOCK]
-        prefixes = prefix + np.cumsum(block, axis=0) - block          # P_i: sum of rows before i
-        before = np.einsum("ij,ij->i", block, prefixes)               # u_i · P_i
-        after = block @ total - before - 1.0                          # u_i · (s - P_i - u_i)
-        sum_cos_gap += float(block_ids @ before - block_ids @ after)
-        prefix = prefix + block.sum(axis=0)
+    prefix_dots, prefix, weighted_sum = 0.0, np.zeros(unit.shape[1]), np.zeros(unit.shape[1])
+    for start in range(0, n, _CHUNK):
+        rows = unit[start:start + _CHUNK] if contiguous else unit[order[start:start + _CHUNK]]
+        inside, chunk_sum, chunk_weighted = _tree_prefix_dots(rows, a[start:start + _CHUNK])
+        prefix_dots += inside + float(chunk_weighted @ prefix)
+        prefix += chunk_sum
+        weighted_sum += chunk_weighted
+    sum_cos_gap = 2 * prefix_dots - float(weighted_sum @ total) + float(a.sum())
     return PairSums(n * (n - 1) / 2.0, sum_cos, sum_cos2, sum_gap, sum_gap2, sum_cos_gap)
 
 

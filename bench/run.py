@@ -1,0 +1,71 @@
+"""Embedding Lens benchmarks: one table, every figure a ratio against a reference in the same run.
+
+    .venv/bin/python bench/run.py            # everything (about 5 minutes on 2 cores)
+    .venv/bin/python bench/run.py compute    # only the NumPy/PyTorch parts
+Writes the table to stdout and to bench/results/latest.md.
+"""
+from __future__ import annotations
+
+import datetime
+import os
+import platform
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+
+def header() -> str:
+    import numpy
+    import plotly
+    import sklearn
+    import streamlit
+    import torch
+
+    return (f"{datetime.date.today()} · {platform.machine()} · {os.cpu_count()} cores · Python "
+            f"{platform.python_version()} · numpy {numpy.__version__} · torch {torch.__version__} · "
+            f"scikit-learn {sklearn.__version__} · streamlit {streamlit.__version__} · plotly {plotly.__version__}")
+
+
+def markdown(rows: list[dict]) -> str:
+    lines = ["| benchmark | ours | reference (same run) | ratio | target | met |", "|---|---|---|---|---|---|"]
+    for row in rows:
+        ours = "—" if row["ours ms"] is None else f"{row['ours ms']:,.1f} ms"
+        note = f" ({row['note']})" if row.get("note") else ""
+        lines.append(f"| {row['benchmark']}{note} | {ours} | {row['reference']} | {row['ratio']} | "
+                     f"{row['target']} | {'yes' if row['met'] else '**no**'} |")
+    return "\n".join(lines)
+
+
+def main(parts: list[str]) -> None:
+    import compute
+
+    repeats = 5
+    rows = []
+    if not parts or "compute" in parts:
+        tables = compute.load_tables()
+        rows += compute.pca_rows(tables, repeats)
+        rows += compute.neighbour_rows(tables, repeats)
+        rows += compute.id_gap_rows(tables, repeats)
+        rows += compute.training_rows(repeats)
+    if not parts or "app" in parts:
+        import app_bench
+        from playwright.sync_api import sync_playwright
+
+        rows += app_bench.rerun_rows(repeats)
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=app_bench.CHROMIUM, args=app_bench.FLAGS)
+            rows += app_bench.cold_start_rows(browser, repeats)
+            rows += app_bench.interaction_rows(browser, repeats)
+            rows += app_bench.memory_rows(browser)
+            browser.close()
+    text = f"Machine: {header()}\n\nMedian of {repeats} repeats.\n\n{markdown(rows)}\n"
+    print(text)
+    (ROOT / "bench" / "results").mkdir(exist_ok=True)
+    (ROOT / "bench" / "results" / "latest.md").write_text(text)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
