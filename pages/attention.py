@@ -5,12 +5,13 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+import caches
 import shared
 from core.attention import (attention_head, identity_projection, random_projection,
                             seed000_example, shifted_targets, sinusoidal_positions)
 from core.context_demo import compare_contexts, permutation_check
 from core.figures import format_number, grouped_bars
-from core.figures_attention import head_figures, positions_figures
+from core.figures_attention import head_figures
 from core.lookup import lookup
 from core.toy_tables import seed001_lab_table
 
@@ -24,13 +25,8 @@ st.caption(f"Table **{table.name}** — {table.source}")
 
 
 def input_tokens() -> tuple[list[int], list[str]] | None:
-    text = shared.kept_widget(st.text_input, "Sentence", "lookup_text",
-                              shared.default_text(shared.current_table_name()), query="text",
-                              parse=shared.parse_text, max_chars=shared.MAX_TEXT_CHARS)
-    try:
-        token_ids = shared.tokenize(table, text)
-    except ValueError as error:
-        shared.error_box(error)
+    token_ids = shared.sentence_ids(table)
+    if token_ids is None:
         return None
     if len(token_ids) > MAX_TOY_T:
         st.warning(f"The text has {len(token_ids)} tokens; the head below uses the first {MAX_TOY_T}.")
@@ -58,23 +54,13 @@ def show_positions(T: int) -> np.ndarray | None:
             st.error(f"{T} positions: {model.name} has learned only {model.position_table.shape[0]}.")
             return None
         P = np.asarray(model.position_table[:T], dtype=np.float64)
-        heat, cos = positions_figures(P)
-        c1, c2 = st.columns(2)
-        with c1:
-            shared.show_figure(heat, key="attn_P")
-        with c2:
-            shared.show_figure(cos, key="attn_Pcos")
+        shared.show_positions_pair(P, "attn")
         return P
     P = sinusoidal_positions(T, table.width)
     st.latex(r"PE_{pos,2i}=\sin\!\left(pos/10000^{2i/d}\right),\quad PE_{pos,2i+1}=\cos\!\left(pos/10000^{2i/d}\right)")
     if table.width % 2:
         st.caption(f"d = {table.width} is odd: the last column is a sine with no cosine partner.")
-    heat, cos = positions_figures(P)
-    c1, c2 = st.columns(2)
-    with c1:
-        shared.show_figure(heat, key="attn_P")
-    with c2:
-        shared.show_figure(cos, key="attn_Pcos")
+    shared.show_positions_pair(P, "attn")
     return P
 
 
@@ -91,7 +77,7 @@ def projections(d: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         st.caption("The head's W_Q, W_K, W_V applied to X + P directly: biases, normalisation and RoPE "
                    "of the real model are left out.")
         try:
-            return shared.model_head(shared.current_table_name(), int(layer), int(head))
+            return caches.model_head(shared.current_table_name(), int(layer), int(head))
         except ValueError as error:
             shared.error_box(error)
     default = d if d <= 16 else 16

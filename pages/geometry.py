@@ -5,6 +5,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+import caches
 import shared
 from core.figures import format_number, matrix_heatmap
 from core.figures_geometry import arrows_figure, id_gap_scatter, norm_by_id_figure, pca_scatter
@@ -54,7 +55,7 @@ def show_pca(rows: list[int]) -> None:
                                 options=["id", "norm", "kind"], horizontal=True,
                                 format_func={"id": "token id", "norm": "vector norm", "kind": "token kind"}.get)
     k = possible_components(table.vocab_size, table.width, 3)
-    result = shared.cached_pca(table, 3)
+    result = caches.cached_pca(table, 3)
     if k < dims:
         st.warning(f"This table has {table.vocab_size} rows and {table.width} coordinates: PCA can "
                    f"give at most {k} component(s), so the plot uses {k}.")
@@ -71,7 +72,7 @@ def show_pca(rows: list[int]) -> None:
     if colour == "kind":
         options["kinds"] = kinds_of(shown)
     else:
-        values = table.ids[shown] if colour == "id" else shared.cached_norms(table)[shown]
+        values = table.ids[shown] if colour == "id" else caches.cached_norms(table)[shown]
         options.update(colour_values=values, colour_title="id" if colour == "id" else "norm")
     ratio = result.explained_variance_ratio
     title = "PCA · explained variance " + ", ".join(f"PC{i + 1} {100 * v:.1f}%" for i, v in enumerate(ratio[:dims]))
@@ -102,7 +103,7 @@ def show_arrows(rows: list[int]) -> None:
         if table.width == 2:
             plane, axes = raw, ("x0", "x1")
         else:
-            result = shared.cached_pca(table, 3)
+            result = caches.cached_pca(table, 3)
             plane = np.zeros((len(rows), 2))
             plane[:, : min(2, result.components.shape[0])] = (raw @ result.components.T)[:, :2]
             axes = ("PC1 direction", "PC2 direction")
@@ -127,7 +128,7 @@ def show_arrows(rows: list[int]) -> None:
 
 def show_id_gap(rows: list[int]) -> None:
     st.subheader("Cosine vs token-id gap")
-    unit = shared.cached_unit_rows(table)
+    unit = caches.cached_unit_rows(table)
     sample = sample_pairs(table.weight, table.ids, 2000, seed=0, normalized=unit)
     chosen_gaps, chosen_cos, chosen_labels = [], [], []
     for i, a in enumerate(rows):
@@ -138,7 +139,7 @@ def show_id_gap(rows: list[int]) -> None:
                 chosen_labels.append(f"{table.tokens[a]}–{table.tokens[b]}")
             else:
                 st.warning(f"{table.tokens[a]} or {table.tokens[b]} is a zero vector: cosine undefined.")
-    r_exact = shared.cached_id_gap_correlation(table)
+    r_exact = caches.cached_id_gap_correlation(table)
     rho = spearman(sample.gaps, sample.cosines)
     c1, c2, c3 = st.columns(3)
     c1.metric("Pearson r, all pairs (exact)", "undefined" if np.isnan(r_exact) else f"{r_exact:+.3f}")
@@ -172,7 +173,7 @@ def show_neighbours() -> None:
     if int(k) > table.vocab_size - 1:
         st.info(f"k = {int(k)} is more than the other {table.vocab_size - 1} tokens: showing all of them.")
     try:
-        neighbours = shared.nearest_neighbours(table, row, int(k), metric)
+        neighbours = caches.nearest_neighbours(table, row, int(k), metric)
     except ValueError as error:
         shared.error_box(error)
         return
@@ -192,7 +193,7 @@ def show_heatmap_and_norms(rows: list[int]) -> None:
                                matrix, "cosine_matrix", labels, labels)
     st.subheader("Vector norm vs token id")
     shown = plot_sample(table.vocab_size, shared.MAX_PLOT_POINTS)
-    fig = norm_by_id_figure(table.ids[shown], shared.cached_norms(table)[shown],
+    fig = norm_by_id_figure(table.ids[shown], caches.cached_norms(table)[shown],
                             [table.tokens[r] for r in shown], "Norm by id (bands reveal tokenizer structure)",
                             kinds=kinds_of(shown))
     shared.show_figure(fig, key="geo_norms")

@@ -25,13 +25,8 @@ for column, (title, page, text) in zip(stages, links):
 st.page_link("pages/training.py", label="Where do the numbers come from? → **Training**", icon="🏋️")
 
 st.subheader("Token id vs one-hot vs embedding vs contextual vector")
-text = shared.kept_widget(st.text_input, "Sentence", "lookup_text",
-                          shared.default_text(shared.current_table_name()), query="text",
-                          parse=shared.parse_text, max_chars=shared.MAX_TEXT_CHARS)
-try:
-    token_ids = shared.tokenize(table, text)
-except ValueError as error:
-    shared.error_box(error)
+token_ids = shared.sentence_ids(table)
+if token_ids is None:
     st.stop()
 tokens = [table.tokens[r] for r in table.rows_for_ids(token_ids)]
 position = st.selectbox("Token", range(len(token_ids)), key="home_position",

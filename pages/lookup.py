@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
+import caches
 import shared
 from core.edits import MAX_NEW_ROWS, RESIZE_METHODS, CoordinateEdit, Resize
 from core.figures import matrix_heatmap
@@ -30,7 +31,7 @@ def read_input() -> list[int] | None:
             text = shared.kept_widget(st.text_input, "Text (words separated by spaces)", "lookup_text",
                                       shared.default_text(shared.current_table_name()),
                                       query="text", parse=shared.parse_text, max_chars=shared.MAX_TEXT_CHARS)
-            return shared.tokenize(table, text)
+            return table.tokenize(text)
         default_ids = ", ".join(str(int(table.ids[r])) for r in range(min(3, table.vocab_size)))
         raw = shared.kept_widget(st.text_input, "Token ids (comma or space separated)", "lookup_ids",
                                  default_ids, query="ids", parse=shared.parse_text,
@@ -165,7 +166,7 @@ def show_resize() -> None:
               args=(Resize(int(added), method, len(shared.table_operations())),))
     new_rows = [r for r, t in enumerate(table.tokens) if t.startswith("<new_")]
     if new_rows and table.width >= 2:
-        projection = shared.cached_pca(table, 2)
+        projection = caches.cached_pca(table, 2)
         kinds = ["new row" if r in set(new_rows) else "old row" for r in range(table.vocab_size)]
         shown = plot_sample(table.vocab_size, shared.MAX_PLOT_POINTS, must_include=new_rows)
         fig = pca_scatter(projection.coords[shown], [table.tokens[r] for r in shown], table.ids[shown],

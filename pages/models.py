@@ -5,9 +5,10 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+import caches
 import shared
 from core.figures import line_chart
-from core.figures_attention import attention_map, attention_mosaic, positions_figures
+from core.figures_attention import attention_map, attention_mosaic
 from core.model_probes import is_causal_map
 from core.pretrained import BUILTIN_MODELS
 
@@ -53,13 +54,14 @@ def read_tokens() -> list[int] | None:
     if len(ids) > MAX_SHOWN_TOKENS:
         st.warning(f"The text has {len(ids)} tokens; the maps use the first {MAX_SHOWN_TOKENS}.")
         ids = ids[:MAX_SHOWN_TOKENS]
-    st.dataframe(pd.DataFrame({"position": range(len(ids)), "token id": ids,
-                               "piece": [model.table.tokens[i] for i in ids]}).T, width="stretch")
+    pieces = pd.DataFrame({"token id": [str(i) for i in ids], "piece": [model.table.tokens[i] for i in ids]}).T
+    pieces.columns = [str(p) for p in range(len(ids))]      # one column per position, all text
+    st.dataframe(pieces, width="stretch")
     return ids
 
 
 def show_maps(ids: list[int]) -> None:
-    attentions = shared.model_attentions(shared.current_table_name(), tuple(ids))
+    attentions = caches.model_attentions(shared.current_table_name(), tuple(ids))
     labels = [f"{p}:{model.table.tokens[i]}" for p, i in enumerate(ids)]
     causal_seen = is_causal_map(attentions)
     st.subheader("Every layer and head")
@@ -83,12 +85,7 @@ def show_positions(T: int) -> None:
         P = np.asarray(model.position_table[: max(T, 2)], dtype=np.float64)
         st.markdown(f"Learned absolute positions: a {model.position_table.shape[0]} × {model.position_table.shape[1]} "
                     "table added to the token vectors (first rows shown).")
-        heat, cos = positions_figures(P)
-        c1, c2 = st.columns(2)
-        with c1:
-            shared.show_figure(heat, key="models_P")
-        with c2:
-            shared.show_figure(cos, key="models_Pcos")
+        shared.show_positions_pair(P, "models")
     elif model.rope:
         st.markdown("**Rotary position embeddings (RoPE)**: no position vector is added to X. Instead each "
                     "query and key is rotated, pair of coordinates by pair, by an angle proportional to its "
@@ -105,7 +102,7 @@ def show_contextual() -> None:
     second = c2.text_input("Sentence B", "I paid the cash in at the bank counter.", key="models_ctx_b")
     word = c3.text_input("Token", "bank", key="models_ctx_word")
     try:
-        result = shared.model_divergence(shared.current_table_name(), first, second, word)
+        result = caches.model_divergence(shared.current_table_name(), first, second, word)
     except ValueError as error:
         shared.error_box(error)
         return
@@ -126,7 +123,7 @@ def show_output_scores(ids: list[int]) -> None:
     st.markdown(("**Tied**: the output vectors w are the rows of the input table E (one shared matrix)."
                  if model.tied else "**Untied**: the output layer has its own vectors w, separate from E.")
                 + " Each score is one dot product, not a probability.")
-    scores = shared.model_next_tokens(shared.current_table_name(), tuple(ids))
+    scores = caches.model_next_tokens(shared.current_table_name(), tuple(ids))
     st.dataframe(pd.DataFrame({"next token": [model.table.tokens[i] for i, _ in scores],
                                "id": [i for i, _ in scores], "logit h·w": [f"{s:.3f}" for _, s in scores]}),
                  hide_index=True)

@@ -5,6 +5,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+import caches
 import shared
 from core.figures import grouped_bars, matrix_heatmap, vector_bars
 from core.figures_training import loss_curve, moving_points_animation
@@ -147,7 +148,7 @@ def show_live_model() -> None:
             return
         progress = st.progress(0.0, text="Training…")
         try:
-            st.session_state["train_live_run"] = shared.train_live(text, config, progress)
+            st.session_state["train_live_run"] = caches.train_live(text, config, progress)
         except ValueError as error:
             shared.error_box(error)
             return

@@ -19,9 +19,9 @@ def test_an_edit_in_one_session_is_invisible_in_another():
     assert lookup_x(first)[1, 0] == 42.0          # 'γ α': α is position 1
     second = open_page("lookup")
     assert lookup_x(second)[1, 0] == 1.0
-    import shared
+    import caches
 
-    assert shared._toy_table("seed000").weight[0, 0] == 1.0
+    assert caches._toy_table("seed000").weight[0, 0] == 1.0
 
 
 def test_uploads_and_training_stay_in_their_session():
@@ -39,19 +39,19 @@ def test_uploads_and_training_stay_in_their_session():
 
 
 def test_cached_objects_are_read_only():
-    import shared
+    import caches
 
     open_page("geometry", table="seed001-lab")
-    table = shared._toy_table("seed001-lab")
+    table = caches._toy_table("seed001-lab")
     assert not table.weight.flags.writeable
-    result = shared.cached_pca(table, 3)
+    result = caches.cached_pca(table, 3)
     for array in (result.coords, result.components, result.explained_variance_ratio):
         assert not array.flags.writeable
-    assert not shared.cached_unit_rows(table).flags.writeable
-    assert not shared.cached_norms(table).flags.writeable
-    minilm = shared._model("minilm")
+    assert not caches.cached_unit_rows(table).flags.writeable
+    assert not caches.cached_norms(table).flags.writeable
+    minilm = caches._model("minilm")
     assert not minilm.table.weight.flags.writeable
-    assert not shared._glove().weight.flags.writeable
+    assert not caches._glove().weight.flags.writeable
 
 
 def test_no_stale_cache_after_editing_a_large_table():
