@@ -57,6 +57,30 @@ def model_name_of(table_name: str) -> str | None:
     return None
 
 
+def release_memory() -> None:
+    """Give freed heap pages back to the OS after a large temporary (glibc keeps them otherwise)."""
+    try:
+        import ctypes
+
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):  # not glibc: nothing to do
+        pass
+
+
+@st.cache_resource(show_spinner=False, max_entries=16)
+def _float32_by_key(key: str, _weight: np.ndarray) -> np.ndarray:
+    work = np.ascontiguousarray(_weight, dtype=np.float32)
+    work.flags.writeable = False
+    return work
+
+
+def float32_weight(table: EmbeddingTable) -> np.ndarray:
+    """(V, d) float32 view of the table: the table itself, or one cached copy (float16 models)."""
+    if table.weight.dtype == np.float32:
+        return table.weight
+    return _float32_by_key(table.key, table.weight)
+
+
 @st.cache_resource(show_spinner=False, max_entries=16)
 def _pca_by_key(key: str, _weight: np.ndarray, k: int):
     from core.geometry import pca
@@ -65,26 +89,13 @@ def _pca_by_key(key: str, _weight: np.ndarray, k: int):
     for array in (result.coords, result.components, result.explained_variance,
                   result.explained_variance_ratio, result.mean):
         array.flags.writeable = False
+    release_memory()
     return result
 
 
 def cached_pca(table: EmbeddingTable, k: int):
     """PCA of the whole table, computed once per table content (the key changes with edits)."""
-    return _pca_by_key(table.key, table.weight, k)
-
-
-@st.cache_resource(show_spinner=False, max_entries=16)
-def _unit_rows_by_key(key: str, _weight: np.ndarray) -> np.ndarray:
-    from core.geometry import normalized_rows
-
-    unit = normalized_rows(_weight)
-    unit.flags.writeable = False
-    return unit
-
-
-def cached_unit_rows(table: EmbeddingTable) -> np.ndarray:
-    """(V, d) float32 unit rows of the table, cached per table content."""
-    return _unit_rows_by_key(table.key, table.weight)
+    return _pca_by_key(table.key, float32_weight(table), k)
 
 
 @st.cache_resource(show_spinner=False, max_entries=16)
@@ -98,25 +109,26 @@ def _norms_by_key(key: str, _weight: np.ndarray) -> np.ndarray:
 
 def cached_norms(table: EmbeddingTable) -> np.ndarray:
     """(V,) row norms, cached per table content."""
-    return _norms_by_key(table.key, table.weight)
+    return _norms_by_key(table.key, float32_weight(table))
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
 def _id_gap_by_key(key: str, _weight: np.ndarray, _ids: np.ndarray) -> float:
     from core.id_gap import id_gap_correlation
 
-    return id_gap_correlation(_weight, _ids)
+    value = id_gap_correlation(_weight, _ids)   # its unit rows are a temporary, freed here
+    release_memory()
+    return value
 
 
 def cached_id_gap_correlation(table: EmbeddingTable) -> float:
-    return _id_gap_by_key(table.key, table.weight, table.ids)
+    return _id_gap_by_key(table.key, float32_weight(table), table.ids)
 
 
 def nearest_neighbours(table: EmbeddingTable, row: int, k: int, metric: str):
     from core.geometry import nearest
 
-    squared = cached_norms(table) ** 2 if metric == "euclidean" else None
-    return nearest(table.weight, row, k, metric, normalized=cached_unit_rows(table), norms=squared)
+    return nearest(float32_weight(table), row, k, metric, norms=cached_norms(table))
 
 
 def train_live(text: str, config, progress_bar):

@@ -340,8 +340,14 @@ def _frame_rows(table: EmbeddingTable, highlighted: list[int]) -> list[int]:
     return sorted(set(highlighted))
 
 
+MAX_STYLED_CELLS = 600  # pandas Styler marshals cell by cell: wider frames get a marker column instead
+
+
 def _highlight(frame: pd.DataFrame, rows: list[int], highlighted: list[int]):
     marked = {i for i, r in enumerate(rows) if r in set(highlighted)}
+    if frame.size > MAX_STYLED_CELLS:
+        frame.insert(0, "read", ["●" if i in marked else "" for i in range(len(rows))])
+        return frame
     return frame.style.apply(
         lambda series: ["background-color: #fde68a; color: #111" if series.name in marked else ""
                         for _ in series], axis=1)
@@ -359,7 +365,8 @@ def embedding_frame(table: EmbeddingTable, highlighted: list[int]):
     values = np.asarray(table.weight[rows], dtype=np.float64)
     frame = pd.DataFrame(values, columns=[f"x{j}" for j in range(table.width)])
     frame.insert(0, "row", rows)
-    return _highlight(frame, rows, highlighted).format(precision=3, subset=frame.columns[1:])
+    styled = _highlight(frame, rows, highlighted)
+    return styled.format(precision=3, subset=frame.columns[1:]) if hasattr(styled, "format") else styled.round(3)
 
 
 def token_stages(table: EmbeddingTable, token_ids: list[int], position: int):

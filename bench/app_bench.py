@@ -180,10 +180,12 @@ def memory_rows(browser) -> list[dict]:
             wait_until_idle(tab, 4)
             extra.append(context)
         per_session = (rss() - toy) / 5
-        for url, plots in (("models?table=minilm", 3), ("models?table=smollm2", 2), ("geometry?table=glove-50d", 5),
-                           ("geometry?table=minilm", 5), ("geometry?table=smollm2", 5)):
-            page.goto(f"http://127.0.0.1:{port}/{url}")
-            wait_until_idle(page, plots, timeout=180)
+        for url in ("models?table=minilm", "models?table=smollm2", "geometry?table=glove-50d",
+                    "geometry?table=minilm", "geometry?table=smollm2"):
+            tab = browser.new_page(viewport={"width": 1400, "height": 1400})
+            tab.goto(f"http://127.0.0.1:{port}/{url}")
+            wait_until_idle(tab, 2, timeout=180)
+            tab.close()
         models = rss()
         for context in extra:
             context.close()

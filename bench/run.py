@@ -39,27 +39,38 @@ def markdown(rows: list[dict]) -> str:
     return "\n".join(lines)
 
 
+def measured(rows: list[dict], name: str, function, *args) -> None:
+    """Run one section; a failure becomes a row saying so instead of losing the whole table."""
+    try:
+        new = function(*args)
+    except Exception as error:  # a benchmark that breaks is reported, not hidden
+        new = [{"benchmark": name, "ours ms": None, "reference": "—", "ratio": "failed",
+                "target": "—", "met": False, "note": f"{type(error).__name__}: {str(error)[:120]}"}]
+    rows += new
+    print(markdown(new).split("\n", 2)[2], flush=True)
+
+
 def main(parts: list[str]) -> None:
     import compute
 
     repeats = 5
-    rows = []
+    rows: list[dict] = []
     if not parts or "compute" in parts:
         tables = compute.load_tables()
-        rows += compute.pca_rows(tables, repeats)
-        rows += compute.neighbour_rows(tables, repeats)
-        rows += compute.id_gap_rows(tables, repeats)
-        rows += compute.training_rows(repeats)
+        measured(rows, "PCA", compute.pca_rows, tables, repeats)
+        measured(rows, "neighbours", compute.neighbour_rows, tables, repeats)
+        measured(rows, "id gap", compute.id_gap_rows, tables, repeats)
+        measured(rows, "training", compute.training_rows, repeats)
     if not parts or "app" in parts:
         import app_bench
         from playwright.sync_api import sync_playwright
 
-        rows += app_bench.rerun_rows(repeats)
+        measured(rows, "page reruns", app_bench.rerun_rows, repeats)
         with sync_playwright() as playwright:
             browser = playwright.chromium.launch(executable_path=app_bench.CHROMIUM, args=app_bench.FLAGS)
-            rows += app_bench.cold_start_rows(browser, repeats)
-            rows += app_bench.interaction_rows(browser, repeats)
-            rows += app_bench.memory_rows(browser)
+            measured(rows, "cold start", app_bench.cold_start_rows, browser, repeats)
+            measured(rows, "interaction", app_bench.interaction_rows, browser, repeats)
+            measured(rows, "memory", app_bench.memory_rows, browser)
             browser.close()
     text = f"Machine: {header()}\n\nMedian of {repeats} repeats.\n\n{markdown(rows)}\n"
     print(text)

@@ -47,14 +47,16 @@ def matrix_heatmap(matrix: np.ndarray, title: str, row_labels=None, column_label
         z=shown, x=column_labels, y=row_labels,
         colorscale=DIVERGING if zero_centred else SEQUENTIAL,
         zmin=-bound if zero_centred else min(0.0, float(finite.min()) if finite.size else 0.0),
-        zmax=bound,
-        colorbar=dict(thickness=12), xgap=1, ygap=1,
-        text=[[format_number(v, digits) for v in row] for row in matrix],
-        texttemplate="%{text}" if annotated else None,
-        customdata=(np.vectorize(lambda v: format_number(v, 6))(matrix)
-                    if hover_text is None else hover_text),
-        hovertemplate=("row %{y}, column %{x}: %{customdata}<extra></extra>" if hover_text is None
-                       else "%{customdata}<extra></extra>"))
+        zmax=bound, colorbar=dict(thickness=12), xgap=1, ygap=1)
+    if hover_text is not None:
+        heatmap.update(customdata=hover_text, hovertemplate="%{customdata}<extra></extra>")
+    elif annotated:  # exact cell values (−∞ included) in the hover; large matrices use %{z}
+        heatmap.update(customdata=[[format_number(v, 6) for v in row] for row in matrix],
+                       hovertemplate="row %{y}, column %{x}: %{customdata}<extra></extra>")
+    else:
+        heatmap.update(hovertemplate="row %{y}, column %{x}: %{z:.4g}<extra></extra>")
+    if annotated:
+        heatmap.update(text=[[format_number(v, digits) for v in row] for row in matrix], texttemplate="%{text}")
     fig = go.Figure(heatmap)
     for row in highlight_rows:
         fig.add_shape(type="rect", x0=-0.5, x1=columns - 0.5, y0=row - 0.5, y1=row + 0.5,

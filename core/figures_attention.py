@@ -74,12 +74,12 @@ def positions_figures(P: np.ndarray) -> tuple[go.Figure, go.Figure]:
     T, d = P.shape
     heat = go.Figure(go.Heatmap(z=P, colorscale="RdBu_r", zmid=0,
                                 hovertemplate="position %{y}, dim %{x}: %{z:.3f}<extra></extra>"))
-    heat.update_xaxes(title="dimension")
-    heat.update_yaxes(title="position", autorange="reversed")
+    heat.update_xaxes(title="dimension", dtick=1 if d <= 32 else None)
+    heat.update_yaxes(title="position", autorange="reversed", dtick=1 if T <= 32 else None)
     similarity = np.nan_to_num(cosine_matrix(P), nan=0.0)
     cos = go.Figure(go.Heatmap(z=similarity, zmin=-1, zmax=1, colorscale="RdBu_r",
                                hovertemplate="positions %{y} and %{x}: cos %{z:.3f}<extra></extra>"))
-    cos.update_xaxes(title="position")
-    cos.update_yaxes(title="position", autorange="reversed")
+    cos.update_xaxes(title="position", dtick=1 if T <= 32 else None)
+    cos.update_yaxes(title="position", autorange="reversed", dtick=1 if T <= 32 else None)
     return (base_layout(heat, f"P · shape ({T} × {d})", 340),
             base_layout(cos, f"cos(P_i, P_j) · shape ({T} × {T})", 340))

@@ -115,38 +115,39 @@ def compare_vectors(a: np.ndarray, b: np.ndarray) -> PairComparison:
 
 
 def nearest(weight: np.ndarray, query_row: int, k: int, metric: str = "cosine",
-            normalized: np.ndarray | None = None,
             norms: np.ndarray | None = None) -> list[tuple[int, float]]:
     """Rows nearest to weight[query_row]: [(row, score)] best first, the query excluded.
 
-    cosine: score = cos (higher is nearer), one matvec over the unit rows `normalized`
-    (V, d), pass it cached. euclidean: score = distance (lower is nearer), from
-    |e|^2 - 2 e·q + |q|^2 with cached squared norms `norms` (V,).
+    One matvec over the table: cosine = (E q) / (|e| |q|) (higher is nearer; rows with a zero
+    vector are never neighbours); euclidean = sqrt(|e|^2 - 2 e·q + |q|^2) (lower is nearer).
+    Pass the cached row norms (V,) so a query costs one matvec.
     """
     vocab_size = weight.shape[0]
     if not 0 <= query_row < vocab_size:
         raise ValueError(f"row {query_row} is outside 0..{vocab_size - 1}")
+    if metric not in ("cosine", "euclidean"):
+        raise ValueError(f"unknown metric {metric!r}: use cosine or euclidean")
     k = max(0, min(int(k), vocab_size - 1))
     if k == 0:
         return []
+    norms = row_norms(weight) if norms is None else norms
+    query = np.asarray(weight[query_row], dtype=np.float32)
+    dots = np.asarray(weight, dtype=np.float32) @ query                 # (V, d) @ (d,) -> (V,)
     if metric == "cosine":
-        unit = normalized_rows(weight) if normalized is None else normalized
-        if not unit[query_row].any():
+        if norms[query_row] == 0:
             raise ValueError("this token's vector is zero: cosine to it is undefined")
-        scores = unit @ unit[query_row]                               # (V, d) @ (d,) -> (V,)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            scores = dots / (norms * norms[query_row])
+        scores[~(norms > 0)] = -np.inf
         scores[query_row] = -np.inf
         best = np.argpartition(-scores, k - 1)[:k]
         best = best[np.argsort(-scores[best], kind="stable")]
-    elif metric == "euclidean":
-        squared = row_norms(weight) ** 2 if norms is None else norms
-        query = np.asarray(weight[query_row], dtype=np.float32)
-        dots = np.asarray(weight, dtype=np.float32) @ query            # (V, d) @ (d,) -> (V,)
+    else:
+        squared = norms * norms
         scores = np.sqrt(np.clip(squared - 2 * dots + squared[query_row], 0, None))
         scores[query_row] = np.inf
         best = np.argpartition(scores, k - 1)[:k]
         best = best[np.argsort(scores[best], kind="stable")]
-    else:
-        raise ValueError(f"unknown metric {metric!r}: use cosine or euclidean")
     return [(int(row), float(scores[row])) for row in best]
 
 

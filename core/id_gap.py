@@ -112,10 +112,15 @@ class PairSample:
 
 
 def sample_pairs(weight: np.ndarray, ids: np.ndarray, count: int, seed: int = 0,
-                 normalized: np.ndarray | None = None) -> PairSample:
-    """A seeded random sample of distinct pairs (rows with zero vectors skipped)."""
-    unit = normalized_rows(weight) if normalized is None else normalized
-    valid = np.flatnonzero(unit.any(axis=1))
+                 norms: np.ndarray | None = None) -> PairSample:
+    """A seeded random sample of distinct pairs (rows with zero vectors skipped).
+
+    Only the sampled rows are read: cos = e_a·e_b / (|e_a| |e_b|) with the cached norms.
+    """
+    from core.geometry import row_norms
+
+    norms = row_norms(weight) if norms is None else norms
+    valid = np.flatnonzero(norms > 0)
     if len(valid) < 2:
         empty = np.zeros(0)
         return PairSample(empty.astype(int), empty.astype(int), empty, empty)
@@ -128,7 +133,9 @@ def sample_pairs(weight: np.ndarray, ids: np.ndarray, count: int, seed: int = 0,
         second = rng.integers(0, len(valid) - 1, size=count)
         second = second + (second >= first)                            # never the same row
     rows_a, rows_b = valid[first], valid[second]
-    cosines = np.einsum("ij,ij->i", unit[rows_a], unit[rows_b], dtype=np.float64)
+    dots = np.einsum("ij,ij->i", np.asarray(weight[rows_a], dtype=np.float64),
+                     np.asarray(weight[rows_b], dtype=np.float64))
+    cosines = dots / (norms[rows_a] * norms[rows_b])
     gaps = np.abs(ids[rows_a].astype(np.int64) - ids[rows_b].astype(np.int64)).astype(np.float64)
     return PairSample(rows_a, rows_b, gaps, cosines)
 

@@ -128,17 +128,18 @@ def show_arrows(rows: list[int]) -> None:
 
 def show_id_gap(rows: list[int]) -> None:
     st.subheader("Cosine vs token-id gap")
-    unit = caches.cached_unit_rows(table)
-    sample = sample_pairs(table.weight, table.ids, 2000, seed=0, normalized=unit)
+    norms = caches.cached_norms(table)
+    sample = sample_pairs(table.weight, table.ids, 2000, seed=0, norms=norms)
     chosen_gaps, chosen_cos, chosen_labels = [], [], []
     for i, a in enumerate(rows):
         for b in rows[i + 1:]:
-            if unit[a].any() and unit[b].any():
-                chosen_gaps.append(abs(int(table.ids[a]) - int(table.ids[b])))
-                chosen_cos.append(float(unit[a].astype(np.float64) @ unit[b]))
-                chosen_labels.append(f"{table.tokens[a]}–{table.tokens[b]}")
-            else:
+            pair = compare_vectors(table.weight[a], table.weight[b])
+            if pair.cosine is None:
                 st.warning(f"{table.tokens[a]} or {table.tokens[b]} is a zero vector: cosine undefined.")
+                continue
+            chosen_gaps.append(abs(int(table.ids[a]) - int(table.ids[b])))
+            chosen_cos.append(pair.cosine)
+            chosen_labels.append(f"{table.tokens[a]}–{table.tokens[b]}")
     r_exact = caches.cached_id_gap_correlation(table)
     rho = spearman(sample.gaps, sample.cosines)
     c1, c2, c3 = st.columns(3)
