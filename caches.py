@@ -113,16 +113,16 @@ def cached_norms(table: EmbeddingTable) -> np.ndarray:
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def _id_gap_by_key(key: str, _weight: np.ndarray, _ids: np.ndarray) -> float:
+def _id_gap_by_key(key: str, _weight: np.ndarray, _ids: np.ndarray, _norms: np.ndarray) -> float:
     from core.id_gap import id_gap_correlation
 
-    value = id_gap_correlation(_weight, _ids)   # its unit rows are a temporary, freed here
+    value = id_gap_correlation(_weight, _ids, norms=_norms)   # its unit rows are a temporary, freed here
     release_memory()
     return value
 
 
 def cached_id_gap_correlation(table: EmbeddingTable) -> float:
-    return _id_gap_by_key(table.key, float32_weight(table), table.ids)
+    return _id_gap_by_key(table.key, float32_weight(table), table.ids, cached_norms(table))
 
 
 def nearest_neighbours(table: EmbeddingTable, row: int, k: int, metric: str):

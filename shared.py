@@ -6,6 +6,7 @@ session's edits live in `st.session_state` and produce new tables, never in-plac
 from __future__ import annotations
 
 import io
+import os
 from typing import Any, Callable
 
 import numpy as np
@@ -26,17 +27,24 @@ _WARNINGS = "_pending_warnings"
 
 # ---------------------------------------------------------------- the shell
 def require_shell() -> None:
-    """Make sure the sidebar, navigation and URL state are there when a page runs.
+    """Make sure a page runs inside app.py's shell (sidebar, navigation, URL state).
 
     Until some session has called st.navigation, Streamlit serves pages/*.py directly (its
-    older multipage mode) without running app.py, e.g. for the first visitor with a deep link;
-    AppTest does the same after switch_page. The page then draws the shell itself.
+    older multipage mode), e.g. for the first visitor of a deep link after a server start.
+    Widgets drawn in that run would get other ids than in later runs, and the user's first
+    change would be lost; so the page registers the navigation and reruns through app.py.
+    AppTest always runs a switched-to page directly: the tests set EMBEDDING_LENS_INLINE_SHELL
+    and the shell is drawn inline instead.
     """
     if st.session_state.get("_in_shell"):
         return
-    from app import shell
+    from app import PAGES, shell
 
-    shell()
+    if os.environ.get("EMBEDDING_LENS_INLINE_SHELL") == "1":
+        shell()
+        return
+    st.navigation(PAGES)
+    st.rerun()
 
 
 # ---------------------------------------------------------------- tables and caches

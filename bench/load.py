@@ -74,7 +74,7 @@ async def training(page, i):
 
 
 async def models(page, i):
-    box = page.get_by_label("Layer")
+    box = page.get_by_label("Layer", exact=True).last   # the page's selector (the sidebar has none)
     async def change():
         await box.fill(str(1 + i % 4))
         await box.press("Enter")
@@ -104,6 +104,20 @@ async def user(browser, base: str, rounds: int, latencies: list, errors: list) -
         await context.close()
 
 
+def _chromium_cpu() -> float:
+    """CPU seconds used so far by every Chromium process (the load's own browsers)."""
+    import psutil
+
+    total = 0.0
+    for process in psutil.process_iter(["name"]):
+        try:
+            if "chrom" in (process.info["name"] or ""):
+                total += sum(process.cpu_times()[:2])
+        except (psutil.NoSuchProcess, psutil.AccessDenied):
+            continue
+    return total
+
+
 def percentile(values, q):
     values = sorted(values)
     return values[min(len(values) - 1, int(round(q * (len(values) - 1))))] if values else float("nan")
@@ -124,12 +138,19 @@ async def main(users: int, rounds: int, budget: float) -> str:
             await asyncio.wait_for(user(browser, base, 1, [], []), budget)          # warm caches, load MiniLM
             await asyncio.wait_for(user(browser, base, rounds, single, single_errors), budget)
             rss_before = server.memory_info().rss / 1e6
+            server_cpu_before = sum(server.cpu_times()[:2])
+            browser_cpu_before = _chromium_cpu()
             many, many_errors = [], []
             started = time.time()
-            await asyncio.wait_for(asyncio.gather(*(user(browser, base, rounds, many, many_errors)
-                                                    for _ in range(users))), budget)
+            try:
+                await asyncio.wait_for(asyncio.gather(*(user(browser, base, rounds, many, many_errors)
+                                                        for _ in range(users))), budget)
+            except asyncio.TimeoutError:  # report what was measured, and say the run was cut
+                many_errors.append(f"budget of {budget:.0f} s exceeded: the run was stopped")
             elapsed = time.time() - started
             rss_after = server.memory_info().rss / 1e6
+            server_cpu = sum(server.cpu_times()[:2]) - server_cpu_before
+            browser_cpu = _chromium_cpu() - browser_cpu_before
             await browser.close()
     finally:
         process.terminate()
@@ -149,6 +170,9 @@ async def main(users: int, rounds: int, budget: float) -> str:
         f"{'yes' if p95_many <= 3 * p95_single else '**no**'} ({p95_many / p95_single:.1f}×) |",
         f"| server RSS | {rss_before:,.0f} MB before | {rss_after:,.0f} MB after | ≤ 10 MB per extra session | "
         f"{'yes' if growth <= 10 else '**no**'} ({growth:.1f} MB) |",
+        "",
+        f"Where the 2 cores went during the 20-user phase ({elapsed:.0f} s wall, {2 * elapsed:.0f} core-seconds): "
+        f"Streamlit server {server_cpu:.0f} s, the 20 Chromium pages {browser_cpu:.0f} s.",
         "",
         "Per page, 20 users (p50 / p95 ms): " + "; ".join(
             f"{name} {percentile([m for n, m in many if n == name], 0.5):,.0f} / "

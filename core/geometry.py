@@ -137,8 +137,8 @@ def nearest(weight: np.ndarray, query_row: int, k: int, metric: str = "cosine",
         if norms[query_row] == 0:
             raise ValueError("this token's vector is zero: cosine to it is undefined")
         with np.errstate(divide="ignore", invalid="ignore"):
-            scores = dots / (norms * norms[query_row])
-        scores[~(norms > 0)] = -np.inf
+            scores = dots / (norms * norms[query_row]).astype(np.float32)   # zero rows: nan or ±inf
+        scores[~np.isfinite(scores)] = -np.inf                              # never a neighbour
         scores[query_row] = -np.inf
         best = np.argpartition(-scores, k - 1)[:k]
         best = best[np.argsort(-scores[best], kind="stable")]

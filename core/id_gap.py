@@ -58,7 +58,7 @@ def _pair_sums(unit: np.ndarray, ids: np.ndarray) -> PairSums:
     (V, d) holds unit rows; float32 does the products, float64 accumulates.
     """
     unit = np.asarray(unit, dtype=np.float32)
-    nonzero = unit.any(axis=1)
+    nonzero = np.einsum("ij,ij->i", unit, unit) > 0.5                             # unit rows: 1 or 0
     n = int(nonzero.sum())
     total = (np.ones(len(unit), dtype=np.float32) @ unit).astype(np.float64)     # s (zero rows add 0)
     gram = (unit.T @ unit).astype(np.float64)                                     # (d, V) @ (V, d)
@@ -82,15 +82,20 @@ def _pair_sums(unit: np.ndarray, ids: np.ndarray) -> PairSums:
     return PairSums(n * (n - 1) / 2.0, sum_cos, sum_cos2, sum_gap, sum_gap2, sum_cos_gap)
 
 
-def id_gap_correlation(weight: np.ndarray, ids=None, normalized: np.ndarray | None = None) -> float:
+def id_gap_correlation(weight: np.ndarray, ids=None, norms: np.ndarray | None = None) -> float:
     """Exact Pearson r over all pairs i<j of cos(E_i, E_j) and |id_i - id_j| (NaN if undefined).
 
-    weight (V, d); ids (V,) token ids, default row indices; `normalized` the cached unit rows
-    of weight, if at hand. No sampling.
+    weight (V, d); ids (V,) token ids, default row indices; `norms` (V,) the cached row norms,
+    if at hand. No sampling.
     """
     weight = np.asarray(weight)
     ids = np.arange(weight.shape[0]) if ids is None else np.asarray(ids, dtype=np.int64)
-    sums = _pair_sums(normalized_rows(weight) if normalized is None else normalized, ids)
+    if norms is None:
+        unit = normalized_rows(weight)
+    else:  # one pass: scale rows by the cached inverse norms (zero rows stay zero)
+        inverse = np.divide(1.0, norms, out=np.zeros(len(norms)), where=norms > 0).astype(np.float32)
+        unit = np.asarray(weight, dtype=np.float32) * inverse[:, None]
+    sums = _pair_sums(unit, ids)
     if sums.count < 2:
         return float("nan")
     mean_cos, mean_gap = sums.sum_cos / sums.count, sums.sum_gap / sums.count

@@ -10,6 +10,8 @@ sys.path.insert(0, str(ROOT))
 # Tests never download weights: the hub is off for every test.
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+# AppTest runs a switched-to page without app.py: the page draws the shell itself.
+os.environ["EMBEDDING_LENS_INLINE_SHELL"] = "1"
 
 import json
 

@@ -171,3 +171,31 @@ def test_upload_a_table_and_a_bad_file(server, page, tmp_path):
     page.locator('[data-testid="stSidebar"]').get_by_text("30 × 4", exact=False).wait_for(timeout=30_000)
     wait_until_idle(page, 0)
     page.screenshot(path=str(SCREENSHOTS / "upload-lookup.png"))
+
+
+def test_two_browser_sessions_are_isolated(server, browser):
+    """An edit in one browser session never shows in another session on the same server."""
+    first = browser.new_context(viewport={"width": 1400, "height": 2200})
+    second = browser.new_context(viewport={"width": 1400, "height": 2200})
+    try:
+        editor = first.new_page()
+        editor.goto(f"{server}/lookup?table=seed000")
+        wait_until_idle(editor, 4)
+        value = editor.get_by_label("New value")
+        value.fill("77")
+        value.press("Enter")
+        editor.wait_for_timeout(1500)        # let the rerun start before waiting for it to end
+        wait_until_idle(editor, 4)
+        editor.get_by_role("button", name="Apply edit").click()
+        editor.get_by_text("This table has your edits").wait_for(timeout=30_000)
+        editor.wait_for_function("() => JSON.stringify(document.querySelector('.js-plotly-plot').data[0].text)"
+                                 ".includes('77')", timeout=30_000)
+        viewer = second.new_page()
+        viewer.goto(f"{server}/lookup?table=seed000")
+        wait_until_idle(viewer, 4)
+        x_viewer = viewer.locator(".js-plotly-plot").first.evaluate("(gd) => JSON.stringify(gd.data[0].text)")
+        assert "77" not in x_viewer
+        assert viewer.get_by_text("This table has your edits").count() == 0
+    finally:
+        first.close()
+        second.close()

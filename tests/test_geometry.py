@@ -156,3 +156,13 @@ def test_plot_sample_includes_chosen_rows():
     rows = plot_sample(100_000, 1000, must_include=[99_999])
     assert 99_999 in rows and len(rows) <= 1001
     assert plot_sample(10, 1000).tolist() == list(range(10))
+
+
+def test_id_gap_with_cached_norms_equals_without():
+    from core.geometry import row_norms
+
+    weight = np.random.default_rng(4).standard_normal((500, 7))
+    weight[3] = 0.0
+    ids = np.random.default_rng(5).permutation(5000)[:500]
+    assert id_gap_correlation(weight, ids, norms=row_norms(weight)) == pytest.approx(
+        id_gap_correlation(weight, ids), abs=1e-9)
