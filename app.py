@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+import display
 import shared
 
 PAGES = [
@@ -116,7 +117,7 @@ def shell():
     st.set_page_config(page_title="Embedding Lens", page_icon="🔭", layout="wide",
                        initial_sidebar_state="collapsed" if presenting else "auto")
     if presenting:
-        shared.presentation_css()
+        display.presentation_css()
     page = st.navigation(PAGES)
     _table_picker()
     _loaders()

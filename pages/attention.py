@@ -6,6 +6,7 @@ import pandas as pd
 import streamlit as st
 
 import caches
+import display
 import shared
 from core.attention import (attention_head, identity_projection, random_projection,
                             seed000_example, shifted_targets, sinusoidal_positions)
@@ -54,13 +55,13 @@ def show_positions(T: int) -> np.ndarray | None:
             st.error(f"{T} positions: {model.name} has learned only {model.position_table.shape[0]}.")
             return None
         P = np.asarray(model.position_table[:T], dtype=np.float64)
-        shared.show_positions_pair(P, "attn")
+        display.show_positions_pair(P, "attn")
         return P
     P = sinusoidal_positions(T, table.width)
     st.latex(r"PE_{pos,2i}=\sin\!\left(pos/10000^{2i/d}\right),\quad PE_{pos,2i+1}=\cos\!\left(pos/10000^{2i/d}\right)")
     if table.width % 2:
         st.caption(f"d = {table.width} is odd: the last column is a sine with no cosine partner.")
-    shared.show_positions_pair(P, "attn")
+    display.show_positions_pair(P, "attn")
     return P
 
 
@@ -79,7 +80,7 @@ def projections(d: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         try:
             return caches.model_head(shared.current_table_name(), int(layer), int(head))
         except ValueError as error:
-            shared.error_box(error)
+            display.error_box(error)
     default = d if d <= 16 else 16
     d_k = c2.number_input("d_k", 1, max(d, 64), default, key="attn_dk")
     d_v = c3.number_input("d_v", 1, max(d, 64), default, key="attn_dv")
@@ -96,7 +97,7 @@ def show_head(result, labels: list[str], token_labels: list[str], prefix: str) -
             matrix = {"H = X + P": result.H, "Q = H W_Q": result.Q, "K = H W_K": result.K,
                       "V_h = H W_V": result.V, "scores": result.scores, "M": result.mask,
                       "A": result.weights, "O = A V_h": result.output}[name]
-            shared.figure_with_csv(fig, matrix, f"attention_{name.split()[0]}", labels, key=f"{prefix}_{name}")
+            display.figure_with_csv(fig, matrix, f"attention_{name.split()[0]}", labels, key=f"{prefix}_{name}")
             if name == "A":
                 st.caption("Hover a cell to see the dot product, scale, mask and softmax behind it. "
                            f"Each row sums to 1 (max |row sum − 1| = "
@@ -155,7 +156,7 @@ def show_context_demo() -> None:
         first_ids, second_ids = lab.tokenize(first), lab.tokenize(second)
         comparison = compare_contexts(lab, first_ids, second_ids)
     except ValueError as error:
-        shared.error_box(error)
+        display.error_box(error)
         return
     p = comparison.position
     word = lab.tokens[lab.rows_for_ids([first_ids[p]])[0]]
@@ -167,7 +168,7 @@ def show_context_demo() -> None:
         "sentence 2 weights": [format_number(w, 3) for w in comparison.second.weights[p][:len(comparison.first.weights[p])]],
     }, index=[f"key {k}" for k in range(len(comparison.first.weights[p]))])
     st.dataframe(weights)
-    shared.show_figure(grouped_bars({"O₁": comparison.first.output[p], "O₂": comparison.second.output[p],
+    display.show_figure(grouped_bars({"O₁": comparison.first.output[p], "O₂": comparison.second.output[p],
                                      "O₁ − O₂": comparison.difference}, f"Attention output at position {p}"),
                        key="attn_ctx_fig")
 

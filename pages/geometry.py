@@ -6,6 +6,7 @@ import pandas as pd
 import streamlit as st
 
 import caches
+import display
 import shared
 from core.figures import format_number, matrix_heatmap
 from core.figures_geometry import arrows_figure, id_gap_scatter, norm_by_id_figure, pca_scatter
@@ -76,7 +77,7 @@ def show_pca(rows: list[int]) -> None:
         options.update(colour_values=values, colour_title="id" if colour == "id" else "norm")
     ratio = result.explained_variance_ratio
     title = "PCA · explained variance " + ", ".join(f"PC{i + 1} {100 * v:.1f}%" for i, v in enumerate(ratio[:dims]))
-    event = shared.show_figure(pca_scatter(coords, tokens, table.ids[shown], title, **options),
+    event = display.show_figure(pca_scatter(coords, tokens, table.ids[shown], title, **options),
                                key="geo_pca", on_select="rerun")
     picked = [shown[p["customdata"]] for p in (event.selection.points if event else [])
               if isinstance(p.get("customdata"), int) and 0 <= p["customdata"] < len(shown)]
@@ -109,7 +110,7 @@ def show_arrows(rows: list[int]) -> None:
             axes = ("PC1 direction", "PC2 direction")
     title = "Arrows from the origin" + ("" if preset or table.width == 2 else
                                        " (raw vectors projected on the PCA plane, not centred)")
-    shared.show_figure(arrows_figure(plane, labels, title, axes), key="geo_arrows")
+    display.show_figure(arrows_figure(plane, labels, title, axes), key="geo_arrows")
     records = []
     for i in range(len(labels)):
         for j in range(i + 1, len(labels)):
@@ -148,7 +149,7 @@ def show_id_gap(rows: list[int]) -> None:
     c3.metric("Pairs in the table", f"{table.vocab_size * (table.vocab_size - 1) // 2:,}")
     fig = id_gap_scatter(sample.gaps, sample.cosines, chosen_gaps, chosen_cos, chosen_labels,
                          "Each point is a pair of tokens")
-    shared.show_figure(fig, key="geo_idgap")
+    display.show_figure(fig, key="geo_idgap")
     if chosen_labels:
         st.dataframe(pd.DataFrame({"pair": chosen_labels, "id gap": chosen_gaps,
                                    "cosine": [f"{c:.3f}" for c in chosen_cos]}), hide_index=True)
@@ -176,7 +177,7 @@ def show_neighbours() -> None:
     try:
         neighbours = caches.nearest_neighbours(table, row, int(k), metric)
     except ValueError as error:
-        shared.error_box(error)
+        display.error_box(error)
         return
     st.markdown(f"Neighbours of **{table.tokens[row]}** (id {int(table.ids[row])}) by {metric}:")
     st.dataframe(pd.DataFrame({"token": [table.tokens[r] for r, _ in neighbours],
@@ -190,14 +191,14 @@ def show_heatmap_and_norms(rows: list[int]) -> None:
     if len(rows) >= 1:
         labels = [table.tokens[r] for r in rows]
         matrix = cosine_matrix(table.weight[rows])
-        shared.figure_with_csv(matrix_heatmap(matrix, "cos(a, b)", labels, labels, digits=3),
+        display.figure_with_csv(matrix_heatmap(matrix, "cos(a, b)", labels, labels, digits=3),
                                matrix, "cosine_matrix", labels, labels)
     st.subheader("Vector norm vs token id")
     shown = plot_sample(table.vocab_size, shared.MAX_PLOT_POINTS)
     fig = norm_by_id_figure(table.ids[shown], caches.cached_norms(table)[shown],
                             [table.tokens[r] for r in shown], "Norm by id (bands reveal tokenizer structure)",
                             kinds=kinds_of(shown))
-    shared.show_figure(fig, key="geo_norms")
+    display.show_figure(fig, key="geo_norms")
 
 
 rows = chosen_rows()

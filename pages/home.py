@@ -4,6 +4,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+import display
 import shared
 from core.pipeline import comparison_rows
 
@@ -34,7 +35,7 @@ position = st.selectbox("Token", range(len(token_ids)), key="home_position",
 try:
     stages_of_token = shared.token_stages(table, token_ids, position)
 except ValueError as error:
-    shared.error_box(error)
+    display.error_box(error)
     st.stop()
 st.dataframe(pd.DataFrame(comparison_rows(stages_of_token)), hide_index=True, width="stretch")
 st.caption(f"Contextual vector here: {stages_of_token.contextual_source}. "

@@ -5,6 +5,7 @@ import numpy as np
 import streamlit as st
 
 import caches
+import display
 import shared
 from core.edits import MAX_NEW_ROWS, RESIZE_METHODS, CoordinateEdit, Resize
 from core.figures import matrix_heatmap
@@ -40,7 +41,7 @@ def read_input() -> list[int] | None:
         table.rows_for_ids(ids)
         return ids
     except ValueError as error:
-        shared.error_box(error)
+        display.error_box(error)
         return None
 
 
@@ -49,10 +50,10 @@ def show_tables(report) -> None:
     vocabulary, embedding = st.columns([1, 2])
     with vocabulary:
         st.markdown("**Table 1 — vocabulary** (tokenizer): token ↔ id")
-        st.dataframe(shared.vocabulary_frame(table, highlighted), hide_index=True, height=shared.frame_height(table))
+        st.dataframe(display.vocabulary_frame(table, highlighted), hide_index=True, height=display.frame_height(table))
     with embedding:
         st.markdown("**Table 2 — embedding matrix E** (model): row → vector")
-        st.dataframe(shared.embedding_frame(table, highlighted), hide_index=True, height=shared.frame_height(table))
+        st.dataframe(display.embedding_frame(table, highlighted), hide_index=True, height=display.frame_height(table))
     for row, positions in report.repeats.items():
         st.info(f"Token **{table.tokens[row]}** (id {int(table.ids[row])}) appears at positions "
                 f"{', '.join(map(str, positions))}: every occurrence reads the same row {row}, "
@@ -62,7 +63,7 @@ def show_tables(report) -> None:
 def show_x(report) -> None:
     labels = [f"{p}: {t} (id {i})" for p, (t, i) in enumerate(zip(report.tokens, report.token_ids))]
     fig = matrix_heatmap(report.X, "X = E[ids]", labels, [f"x{j}" for j in range(table.width)])
-    shared.figure_with_csv(fig, report.X, "X_lookup", labels)
+    display.figure_with_csv(fig, report.X, "X_lookup", labels)
 
 
 def show_one_hot(report) -> None:
@@ -71,7 +72,7 @@ def show_one_hot(report) -> None:
     partial = len(report.selector_rows) < table.vocab_size
     title = "S (one-hot rows)" + (" — only the columns of ids that occur; all others are 0" if partial else "")
     fig = matrix_heatmap(report.selector, title, report.tokens, column_ids, digits=0, zero_centred=False)
-    shared.figure_with_csv(fig, report.selector, "S_one_hot", report.tokens, column_ids)
+    display.figure_with_csv(fig, report.selector, "S_one_hot", report.tokens, column_ids)
     matches = one_hot_matches(table, report)
     T, d = report.X.shape
     if not partial and table.vocab_size <= 8 and T <= 6 and d <= 8:
@@ -122,7 +123,7 @@ def show_rename(report) -> None:
     with left:
         st.markdown("**Ids and rows permuted together**")
         st.write("✅ lookup unchanged" if demo.unchanged_rows_moved else "❌ lookup changed")
-        shared.show_figure(matrix_heatmap(demo.X_rows_moved, "X after renaming ids + rows",
+        display.show_figure(matrix_heatmap(demo.X_rows_moved, "X after renaming ids + rows",
                                           report.tokens), key="lookup_rename_moved")
     with right:
         st.markdown("**Ids renamed, rows left in place** (a new tokenizer on an old model)")
@@ -131,7 +132,7 @@ def show_rename(report) -> None:
                      f"{[demo.tokens_read_ids_only[p] for p in demo.wrong_positions]}")
         else:
             st.write("These positions happen to read the same rows (a fixed point of the permutation).")
-        shared.show_figure(matrix_heatmap(demo.X_ids_only, "X after renaming ids only",
+        display.show_figure(matrix_heatmap(demo.X_ids_only, "X after renaming ids only",
                                           report.tokens), key="lookup_rename_ids")
 
 
@@ -172,7 +173,7 @@ def show_resize() -> None:
         fig = pca_scatter(projection.coords[shown], [table.tokens[r] for r in shown], table.ids[shown],
                           "Where the new rows fall (PCA of the resized table)",
                           kinds=[kinds[r] for r in shown], height=420)
-        shared.show_figure(fig, key="lookup_resize_fig")
+        display.show_figure(fig, key="lookup_resize_fig")
 
 
 report = None
@@ -181,7 +182,7 @@ if token_ids is not None:
     try:
         report = build_lookup(table, token_ids)
     except ValueError as error:
-        shared.error_box(error)
+        display.error_box(error)
 if report is not None and len(report.token_ids):
     show_tables(report)
     show_x(report)

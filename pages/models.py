@@ -6,6 +6,7 @@ import pandas as pd
 import streamlit as st
 
 import caches
+import display
 import shared
 from core.figures import line_chart
 from core.figures_attention import attention_map, attention_mosaic
@@ -46,7 +47,7 @@ def read_tokens() -> list[int] | None:
     try:
         ids = model.encode(text)
     except ValueError as error:
-        shared.error_box(error)
+        display.error_box(error)
         return None
     if not ids:
         st.error("The tokenizer produced no tokens: type some text.")
@@ -67,7 +68,7 @@ def show_maps(ids: list[int]) -> None:
     st.subheader("Every layer and head")
     st.markdown("Upper triangle empty everywhere: **causal** model." if causal_seen else
                 "Weights above the diagonal: **bidirectional** model (later tokens are visible).")
-    shared.show_figure(attention_mosaic(attentions, f"Attention weights · shape {attentions.shape} (L, H, T, T)"),
+    display.show_figure(attention_mosaic(attentions, f"Attention weights · shape {attentions.shape} (L, H, T, T)"),
                        key="models_grid")
     c1, c2 = st.columns(2)
     layer = shared.kept_widget(c1.number_input, "Layer", "attn_layer", 0, query="layer",
@@ -75,7 +76,7 @@ def show_maps(ids: list[int]) -> None:
     head = shared.kept_widget(c2.number_input, "Head", "attn_head", 0, query="head",
                               parse=shared.parse_int_in(0, model.heads - 1), min_value=0, max_value=model.heads - 1)
     weights = attentions[int(layer), int(head)]
-    shared.figure_with_csv(attention_map(weights, labels, f"Layer {int(layer)}, head {int(head)}"), weights,
+    display.figure_with_csv(attention_map(weights, labels, f"Layer {int(layer)}, head {int(head)}"), weights,
                            f"attention_L{int(layer)}_H{int(head)}", labels, labels, key="models_one")
 
 
@@ -85,7 +86,7 @@ def show_positions(T: int) -> None:
         P = np.asarray(model.position_table[: max(T, 2)], dtype=np.float64)
         st.markdown(f"Learned absolute positions: a {model.position_table.shape[0]} × {model.position_table.shape[1]} "
                     "table added to the token vectors (first rows shown).")
-        shared.show_positions_pair(P, "models")
+        display.show_positions_pair(P, "models")
     elif model.rope:
         st.markdown("**Rotary position embeddings (RoPE)**: no position vector is added to X. Instead each "
                     "query and key is rotated, pair of coordinates by pair, by an angle proportional to its "
@@ -104,13 +105,13 @@ def show_contextual() -> None:
     try:
         result = caches.model_divergence(shared.current_table_name(), first, second, word)
     except ValueError as error:
-        shared.error_box(error)
+        display.error_box(error)
         return
     st.markdown(f"`{result.token}` at positions {result.positions}: the input embedding row is "
                 f"{'**identical**' if result.same_input else '**different**'} (one row of E). Layer 0 is the "
                 "embedding output (token + position, normalised where the model does); then each layer mixes context.")
     layers = list(range(len(result.cosine_per_layer)))
-    shared.show_figure(line_chart(layers, {"cos(h_A, h_B)": result.cosine_per_layer},
+    display.show_figure(line_chart(layers, {"cos(h_A, h_B)": result.cosine_per_layer},
                                   "Cosine between the two contextual vectors, per layer", "layer", "cosine"),
                        key="models_ctx_fig")
 

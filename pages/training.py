@@ -6,6 +6,7 @@ import pandas as pd
 import streamlit as st
 
 import caches
+import display
 import shared
 from core.figures import grouped_bars, matrix_heatmap, vector_bars
 from core.figures_training import loss_curve, moving_points_animation
@@ -44,7 +45,7 @@ def show_lab() -> None:
     try:
         step = softmax_ce_step(history[-1], LAB_OUTPUT_WEIGHT, target, float(lr))
     except ValueError as error:
-        shared.error_box(error)
+        display.error_box(error)
         return
     b1.button("Step", type="primary", key="train_step", disabled=not step.finite,
               on_click=history.append, args=(step.x_after,))
@@ -76,16 +77,16 @@ def show_step(step, target_name: str, steps_taken: int) -> None:
     labels = [f"x{i}" for i in range(len(step.grad))]
     c1, c2 = st.columns(2)
     with c1:
-        shared.show_figure(vector_bars(step.grad, "Gradient ∇ₓL (six coordinates)", labels), key="train_grad")
+        display.show_figure(vector_bars(step.grad, "Gradient ∇ₓL (six coordinates)", labels), key="train_grad")
     with c2:
-        shared.show_figure(grouped_bars({"row before": step.x_before, "row after": step.x_after},
+        display.show_figure(grouped_bars({"row before": step.x_before, "row after": step.x_after},
                                         f"Row “{input_name}” before and after"), key="train_rows")
     row = lab.row_of_token(input_name)
     weight = np.array(lab.weight, dtype=np.float64)
     weight[row] = step.x_after
     fig = matrix_heatmap(weight - lab.weight, "Change of the lab table after this step (only one row moves)",
                          lab.tokens, labels, highlight_rows=[row], digits=3)
-    shared.show_figure(fig, key="train_table_change")
+    display.show_figure(fig, key="train_table_change")
 
 
 def show_batch() -> None:
@@ -106,7 +107,7 @@ def show_batch() -> None:
         result = train_table_steps(lab.weight, ids, readout, OptimizerConfig(kind, float(lr), weight_decay=float(decay)),
                                    int(steps), frozen)
     except ValueError as error:
-        shared.error_box(error)
+        display.error_box(error)
         return
     note = trajectory_note(result)
     if note is not None:
@@ -114,10 +115,10 @@ def show_batch() -> None:
     labels = [f"x{i}" for i in range(lab.width)]
     c1, c2 = st.columns(2)
     with c1:
-        shared.figure_with_csv(matrix_heatmap(result.gradient, "Gradient S^T G (last step)", lab.tokens, labels, digits=3),
+        display.figure_with_csv(matrix_heatmap(result.gradient, "Gradient S^T G (last step)", lab.tokens, labels, digits=3),
                                result.gradient, "table_gradient", lab.tokens, labels)
     with c2:
-        shared.figure_with_csv(matrix_heatmap(result.update, "Update applied (last step)", lab.tokens, labels, digits=3),
+        display.figure_with_csv(matrix_heatmap(result.update, "Update applied (last step)", lab.tokens, labels, digits=3),
                                result.update, "table_update", lab.tokens, labels)
     st.caption(f"Loss per step: {', '.join(f'{v:.3f}' for v in result.losses[:10])}"
                + (" …" if len(result.losses) > 10 else "") +
@@ -150,7 +151,7 @@ def show_live_model() -> None:
         try:
             st.session_state["train_live_run"] = caches.train_live(text, config, progress)
         except ValueError as error:
-            shared.error_box(error)
+            display.error_box(error)
             return
         finally:
             progress.empty()
@@ -161,9 +162,9 @@ def show_live_model() -> None:
     st.caption(f"Last run: {run.config.steps} steps, d = {run.config.width}, seed {run.config.seed}, "
                f"{'with' if run.config.attention else 'no'} attention, {'tied' if run.config.tied else 'untied'} output; "
                f"loss {run.losses[0]:.3f} → {run.losses[-1]:.3f}.")
-    shared.show_figure(loss_curve(run.losses), key="train_loss")
+    display.show_figure(loss_curve(run.losses), key="train_loss")
     frames = fixed_basis_frames(run, basis)
-    shared.show_figure(moving_points_animation(frames, run.snapshot_steps, run.vocabulary,
+    display.show_figure(moving_points_animation(frames, run.snapshot_steps, run.vocabulary,
                                                f"Embedding rows moving (PCA basis fixed from the {basis} table)"),
                        key="train_anim")
     word = st.selectbox("Neighbours of", run.vocabulary, key="train_live_word")

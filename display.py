@@ -1,0 +1,126 @@
+"""How pages show things: figures with download buttons, matrices as CSV, styled tables,
+presentation mode, errors. Pages import this module; core never does."""
+from __future__ import annotations
+
+import io
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from core.tables import EmbeddingTable
+
+
+def figure_config() -> dict:
+    """Plotly modebar: a camera button that saves PNG or SVG (chosen in the sidebar)."""
+    image_format = st.session_state.get("keep_image_format", "png")
+    scale = 2 if image_format == "png" else 1
+    return {"displaylogo": False,
+            "toImageButtonOptions": {"format": image_format, "scale": scale,
+                                     "filename": "embedding-lens"}}
+
+
+def show_figure(fig, key: str | None = None, **kwargs):
+    if presenting():  # readable from the back of a room; the figure object is ours to change
+        fig.update_layout(font=dict(size=20), height=int((fig.layout.height or 400) * 1.25))
+    return st.plotly_chart(fig, width="stretch", config=figure_config(), key=key, **kwargs)
+
+
+def matrix_frame(matrix: np.ndarray, row_labels=None, column_labels=None) -> pd.DataFrame:
+    matrix = np.asarray(matrix)
+    columns = column_labels if column_labels is not None else [f"x{i}" for i in range(matrix.shape[1])]
+    frame = pd.DataFrame(matrix, columns=[str(c) for c in columns])
+    if row_labels is not None:
+        frame.insert(0, "row", [str(r) for r in row_labels])
+    return frame
+
+
+def csv_button(matrix: np.ndarray, name: str, row_labels=None, column_labels=None,
+               key: str | None = None) -> None:
+    """A download button with the matrix as CSV (full precision)."""
+    buffer = io.StringIO()
+    matrix_frame(matrix, row_labels, column_labels).to_csv(buffer, index=False)
+    st.download_button(f"⬇ {name}.csv", buffer.getvalue(), file_name=f"{name}.csv",
+                       mime="text/csv", key=key or f"csv_{name}")
+
+
+def figure_with_csv(fig, matrix: np.ndarray, name: str, row_labels=None, column_labels=None,
+                    key: str | None = None) -> None:
+    show_figure(fig, key=f"fig_{key or name}")
+    csv_button(matrix, name, row_labels, column_labels, key=f"csv_{key or name}")
+
+
+def presentation_css() -> None:
+    """Larger type for projecting on a screen."""
+    st.markdown("""<style>
+      [data-testid="stMarkdownContainer"] p, [data-testid="stMarkdownContainer"] li,
+      [data-testid="stWidgetLabel"] p, [data-testid="stCaptionContainer"] { font-size: 1.3rem !important; }
+      h1 { font-size: 3.2rem !important; } h2 { font-size: 2.4rem !important; }
+      h3 { font-size: 1.9rem !important; }
+      [data-testid="stMetricValue"] div { font-size: 2.8rem !important; }
+      .katex { font-size: 1.5em !important; }
+      </style>""", unsafe_allow_html=True)
+
+
+def presenting() -> bool:
+    return bool(st.session_state.get("keep_present"))
+
+
+def error_box(error: Exception) -> None:
+    """A user-facing message for a ValueError raised by core (never a traceback)."""
+    st.error(str(error))
+
+
+def show_positions_pair(P: np.ndarray, key: str) -> None:
+    """P (T, d) and its position-by-position cosine, side by side."""
+    from core.figures_attention import positions_figures
+
+    heat, cos = positions_figures(P)
+    left, right = st.columns(2)
+    with left:
+        show_figure(heat, key=f"{key}_P")
+    with right:
+        show_figure(cos, key=f"{key}_Pcos")
+
+
+MAX_FRAME_ROWS = 200
+
+
+def _frame_rows(table: EmbeddingTable, highlighted: list[int]) -> list[int]:
+    if table.vocab_size <= MAX_FRAME_ROWS:
+        return list(range(table.vocab_size))
+    return sorted(set(highlighted))
+
+
+MAX_STYLED_CELLS = 600  # pandas Styler marshals cell by cell: wider frames get a marker column instead
+
+
+def _highlight(frame: pd.DataFrame, rows: list[int], highlighted: list[int]):
+    marked = {i for i, r in enumerate(rows) if r in set(highlighted)}
+    if frame.size > MAX_STYLED_CELLS:
+        frame.insert(0, "read", ["●" if i in marked else "" for i in range(len(rows))])
+        return frame
+    return frame.style.apply(
+        lambda series: ["background-color: #fde68a; color: #111" if series.name in marked else ""
+                        for _ in series], axis=1)
+
+
+def vocabulary_frame(table: EmbeddingTable, highlighted: list[int]):
+    rows = _frame_rows(table, highlighted)
+    frame = pd.DataFrame({"token id": [int(table.ids[r]) for r in rows],
+                          "token": [table.tokens[r] for r in rows]})
+    return _highlight(frame, rows, highlighted)
+
+
+def embedding_frame(table: EmbeddingTable, highlighted: list[int]):
+    rows = _frame_rows(table, highlighted)
+    values = np.asarray(table.weight[rows], dtype=np.float64)
+    frame = pd.DataFrame(values, columns=[f"x{j}" for j in range(table.width)])
+    frame.insert(0, "row", rows)
+    styled = _highlight(frame, rows, highlighted)
+    return styled.format(precision=3, subset=frame.columns[1:]) if hasattr(styled, "format") else styled.round(3)
+
+
+def frame_height(table: EmbeddingTable) -> int:
+    """Pixel height that fits a small table exactly and scrolls a large one."""
+    return min(3 + 35 * (min(table.vocab_size, MAX_FRAME_ROWS) + 1), 400)
