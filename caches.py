@@ -169,3 +169,19 @@ def model_head(table_name: str, layer: int, head: int):
     for matrix in matrices:
         matrix.flags.writeable = False
     return matrices
+
+
+@st.cache_resource(show_spinner=False, max_entries=16)
+def _token_labels_by_key(key: str, _tokens: tuple, _ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    from core.geometry import token_kind
+
+    kinds = np.array([token_kind(token) for token in _tokens])
+    hover = np.array([f"{token!r} · id {int(token_id)}" for token, token_id in zip(_tokens, _ids)])
+    kinds.flags.writeable = False
+    hover.flags.writeable = False
+    return kinds, hover
+
+
+def token_labels(table: EmbeddingTable) -> tuple[np.ndarray, np.ndarray]:
+    """(V,) token kind and (V,) hover text of every row, built once per table."""
+    return _token_labels_by_key(table.key, table.tokens, table.ids)

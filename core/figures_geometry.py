@@ -17,7 +17,8 @@ def _hover(tokens, ids) -> list[str]:
 
 
 def pca_scatter(coords: np.ndarray, tokens, ids, title: str, colour_values=None,
-                colour_title: str = "", kinds=None, labelled=(), highlighted=(), height: int = 560) -> go.Figure:
+                colour_title: str = "", kinds=None, labelled=(), highlighted=(), height: int = 560,
+                hover=None) -> go.Figure:
     """coords (n, 2) or (n, 3) -> WebGL scatter; colour by a number (n,) or by kinds (n,) strings.
 
     `labelled` indexes rows of coords whose token is written beside the point; `highlighted`
@@ -25,20 +26,21 @@ def pca_scatter(coords: np.ndarray, tokens, ids, title: str, colour_values=None,
     """
     coords = np.asarray(coords, dtype=np.float64)
     three_d = coords.shape[1] >= 3
-    hover = _hover(tokens, ids)
-    fig = go.Figure()
+    hover = np.asarray(_hover(tokens, ids) if hover is None else hover)
+    traces = []
     if kinds is not None:
         kinds = np.asarray(kinds)
         for kind in dict.fromkeys(kinds.tolist()):
             members = np.flatnonzero(kinds == kind)
-            fig.add_trace(_points(coords[members], [hover[i] for i in members], three_d,
+            traces.append(_points(coords[members], hover[members], three_d,
                                   dict(color=KIND_COLOURS.get(kind, "#64748b")), kind,
                                   customdata=members.tolist()))
     else:
         marker = dict(color=colour_values, colorscale="Viridis", showscale=colour_values is not None,
-                      colorbar=dict(title=colour_title, thickness=12))
-        fig.add_trace(_points(coords, hover, three_d, marker, "tokens",
-                              customdata=list(range(len(coords)))))
+                      colorbar=dict(title=dict(text=colour_title), thickness=12))
+        traces.append(_points(coords, hover, three_d, marker, "tokens", customdata=list(range(len(coords)))))
+    # Thousands of points: plotly's per-element validation would dominate the page's rerun.
+    fig = go.Figure(data=traces, _validate=False)
     labelled = [i for i in labelled if 0 <= i < len(coords)]
     if labelled:
         chosen = coords[labelled]
@@ -72,15 +74,18 @@ def pca_scatter(coords: np.ndarray, tokens, ids, title: str, colour_values=None,
     return base_layout(fig, title, height)
 
 
-def _points(coords, hover, three_d, marker, name, customdata: list[int]):
-    """customdata must be a plain list: Streamlit's selection events cannot read plotly's typed arrays."""
+def _points(coords, hover, three_d, marker, name, customdata: list[int]) -> dict:
+    """A WebGL marker trace as a plain dict (built without validation: its fields are fixed here).
+
+    customdata must be a plain list: Streamlit's selection events cannot read plotly's typed arrays.
+    """
     marker = dict(size=4 if len(coords) > 2000 else 7, opacity=0.75, **marker)
+    trace = dict(type="scatter3d" if three_d else "scattergl", mode="markers", marker=marker,
+                 x=coords[:, 0], y=coords[:, 1], hovertext=list(hover), hoverinfo="text", name=name,
+                 customdata=customdata)
     if three_d:
-        return go.Scatter3d(x=coords[:, 0], y=coords[:, 1], z=coords[:, 2], mode="markers",
-                            marker=marker, hovertext=hover, hoverinfo="text", name=name,
-                            customdata=customdata)
-    return go.Scattergl(x=coords[:, 0], y=coords[:, 1], mode="markers", marker=marker,
-                        hovertext=hover, hoverinfo="text", name=name, customdata=customdata)
+        trace["z"] = coords[:, 2]
+    return trace
 
 
 def arrows_figure(vectors: np.ndarray, labels, title: str, axis_titles=("x", "y")) -> go.Figure:
@@ -126,23 +131,19 @@ def id_gap_scatter(sample_gaps, sample_cosines, chosen_gaps, chosen_cosines, cho
     return base_layout(fig, title, 420)
 
 
-def norm_by_id_figure(ids, norms, tokens, title: str, kinds=None) -> go.Figure:
+def norm_by_id_figure(ids, norms, tokens, title: str, kinds=None, hover=None) -> go.Figure:
     """Vector norm against token id (WebGL): tokenizer structure shows up as bands."""
     ids = np.asarray(ids)
     norms = np.asarray(norms, dtype=np.float64)
-    hover = _hover(tokens, ids)
-    fig = go.Figure()
-    if kinds is None:
-        fig.add_trace(go.Scattergl(x=ids, y=norms, mode="markers", marker=dict(size=4),
-                                   hovertext=hover, hoverinfo="text", name="rows"))
-    else:
-        kinds = np.asarray(kinds)
-        for kind in dict.fromkeys(kinds.tolist()):
-            members = np.flatnonzero(kinds == kind)
-            fig.add_trace(go.Scattergl(x=ids[members], y=norms[members], mode="markers",
-                                       marker=dict(size=4, color=KIND_COLOURS.get(kind, "#64748b")),
-                                       hovertext=[hover[i] for i in members], hoverinfo="text",
-                                       name=kind))
+    hover = np.asarray(_hover(tokens, ids) if hover is None else hover)
+    kinds = np.asarray(["rows"] * len(ids) if kinds is None else kinds)
+    traces = []
+    for kind in dict.fromkeys(kinds.tolist()):
+        members = np.flatnonzero(kinds == kind)
+        traces.append(dict(type="scattergl", x=ids[members], y=norms[members], mode="markers",
+                           marker=dict(size=4, color=KIND_COLOURS.get(kind, "#2563eb")),
+                           hovertext=list(hover[members]), hoverinfo="text", name=kind))
+    fig = go.Figure(data=traces, _validate=False)
     fig.update_xaxes(title="token id")
     fig.update_yaxes(title="‖E_id‖")
     fig.update_layout(legend=dict(orientation="h", y=-0.2))

@@ -47,7 +47,7 @@ def _tree_prefix_dots(rows: np.ndarray, weights: np.ndarray) -> tuple[float, np.
     return total, sums[0].astype(np.float64), weighted[0].astype(np.float64)
 
 
-def _pair_sums(unit: np.ndarray, ids: np.ndarray) -> PairSums:
+def _pair_sums(unit: np.ndarray, ids: np.ndarray, nonzero: np.ndarray | None = None) -> PairSums:
     """Sums over all pairs i<j of c = cos(E_i, E_j) and g = |id_i - id_j| in O(V d^2).
 
     Σc and Σc² come from s = Σ u_i and the (d, d) Gram UᵀU. For Σ c·g, rows are taken in id
@@ -58,7 +58,8 @@ def _pair_sums(unit: np.ndarray, ids: np.ndarray) -> PairSums:
     (V, d) holds unit rows; float32 does the products, float64 accumulates.
     """
     unit = np.asarray(unit, dtype=np.float32)
-    nonzero = np.einsum("ij,ij->i", unit, unit) > 0.5                             # unit rows: 1 or 0
+    if nonzero is None:
+        nonzero = np.einsum("ij,ij->i", unit, unit) > 0.5                         # unit rows: 1 or 0
     n = int(nonzero.sum())
     total = (np.ones(len(unit), dtype=np.float32) @ unit).astype(np.float64)     # s (zero rows add 0)
     gram = (unit.T @ unit).astype(np.float64)                                     # (d, V) @ (V, d)
@@ -91,11 +92,10 @@ def id_gap_correlation(weight: np.ndarray, ids=None, norms: np.ndarray | None = 
     weight = np.asarray(weight)
     ids = np.arange(weight.shape[0]) if ids is None else np.asarray(ids, dtype=np.int64)
     if norms is None:
-        unit = normalized_rows(weight)
+        sums = _pair_sums(normalized_rows(weight), ids)
     else:  # one pass: scale rows by the cached inverse norms (zero rows stay zero)
         inverse = np.divide(1.0, norms, out=np.zeros(len(norms)), where=norms > 0).astype(np.float32)
-        unit = np.asarray(weight, dtype=np.float32) * inverse[:, None]
-    sums = _pair_sums(unit, ids)
+        sums = _pair_sums(np.asarray(weight, dtype=np.float32) * inverse[:, None], ids, nonzero=norms > 0)
     if sums.count < 2:
         return float("nan")
     mean_cos, mean_gap = sums.sum_cos / sums.count, sums.sum_gap / sums.count

@@ -11,7 +11,7 @@ import shared
 from core.figures import format_number, matrix_heatmap
 from core.figures_geometry import arrows_figure, id_gap_scatter, norm_by_id_figure, pca_scatter
 from core.geometry import (compare_vectors, cosine_matrix, dot_product_formula, find_tokens,
-                           plot_sample, possible_components, resolve_tokens, token_kind)
+                           plot_sample, possible_components, resolve_tokens)
 from core.id_gap import sample_pairs, spearman
 
 shared.require_shell()
@@ -36,7 +36,11 @@ def chosen_rows() -> list[int]:
 
 
 def kinds_of(rows) -> list[str]:
-    return [token_kind(table.tokens[r]) for r in rows]
+    return caches.token_labels(table)[0][rows].tolist()
+
+
+def hover_of(rows) -> np.ndarray:
+    return caches.token_labels(table)[1][rows]
 
 
 def query_row() -> list[int]:
@@ -69,7 +73,8 @@ def show_pca(rows: list[int]) -> None:
     coords[:, : min(dims, k)] = result.coords[shown, : min(dims, k)]
     tokens = [table.tokens[r] for r in shown]
     position = {r: i for i, r in enumerate(shown)}
-    options = dict(labelled=[position[r] for r in rows], highlighted=[position[r] for r in searched])
+    options = dict(labelled=[position[r] for r in rows], highlighted=[position[r] for r in searched],
+                   hover=hover_of(shown))
     if colour == "kind":
         options["kinds"] = kinds_of(shown)
     else:
@@ -197,7 +202,7 @@ def show_heatmap_and_norms(rows: list[int]) -> None:
     shown = plot_sample(table.vocab_size, shared.MAX_PLOT_POINTS)
     fig = norm_by_id_figure(table.ids[shown], caches.cached_norms(table)[shown],
                             [table.tokens[r] for r in shown], "Norm by id (bands reveal tokenizer structure)",
-                            kinds=kinds_of(shown))
+                            kinds=kinds_of(shown), hover=hover_of(shown))
     display.show_figure(fig, key="geo_norms")
 
 
