@@ -217,6 +217,10 @@ def dot_product_formula(a: np.ndarray, b: np.ndarray, digits: int = 3) -> str:
     """'2(3) + 1(−1) = 5': the dot product written out with the actual numbers (first 6 terms)."""
     from core.figures import format_number
 
-    terms = [f"{format_number(x, digits)}({format_number(y, digits)})" for x, y in zip(a[:6], b[:6])]
+    text = ""
+    for index, (x, y) in enumerate(zip(a[:6], b[:6])):
+        term = f"{format_number(abs(x), digits)}({format_number(y, digits)})"
+        sign = ("−" if x < 0 else "") if index == 0 else (" − " if x < 0 else " + ")
+        text += sign + term
     more = " + …" if len(a) > 6 else ""
-    return " + ".join(terms) + more + f" = {format_number(float(np.dot(a, b)), digits)}"
+    return text + more + f" = {format_number(float(np.dot(a, b)), digits)}"
