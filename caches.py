@@ -172,16 +172,15 @@ def model_head(table_name: str, layer: int, head: int):
 
 
 @st.cache_resource(show_spinner=False, max_entries=16)
-def _token_labels_by_key(key: str, _tokens: tuple, _ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    from core.geometry import token_kind
+def _token_kinds_by_key(key: str, _tokens: tuple) -> np.ndarray:
+    from core.geometry import TOKEN_KINDS, token_kind
 
-    kinds = np.array([token_kind(token) for token in _tokens])
-    hover = np.array([f"{token!r} · id {int(token_id)}" for token, token_id in zip(_tokens, _ids)])
-    kinds.flags.writeable = False
-    hover.flags.writeable = False
-    return kinds, hover
+    codes = np.array([TOKEN_KINDS.index(token_kind(token)) for token in _tokens], dtype=np.uint8)
+    codes.flags.writeable = False
+    return codes
 
 
-def token_labels(table: EmbeddingTable) -> tuple[np.ndarray, np.ndarray]:
-    """(V,) token kind and (V,) hover text of every row, built once per table."""
-    return _token_labels_by_key(table.key, table.tokens, table.ids)
+def token_kind_codes(table: EmbeddingTable) -> np.ndarray:
+    """(V,) uint8 index into core.geometry.TOKEN_KINDS for every row, built once per table
+    (one byte a row: strings for 400,000 rows would hold ~100 MB)."""
+    return _token_kinds_by_key(table.key, table.tokens)

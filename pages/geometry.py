@@ -11,7 +11,7 @@ import shared
 from core.figures import format_number, matrix_heatmap
 from core.figures_geometry import arrows_figure, id_gap_scatter, norm_by_id_figure, pca_scatter
 from core.geometry import (compare_vectors, cosine_matrix, dot_product_formula, find_tokens,
-                           plot_sample, possible_components, resolve_tokens)
+                           plot_sample, possible_components, resolve_tokens, TOKEN_KINDS)
 from core.id_gap import sample_pairs, spearman
 
 shared.require_shell()
@@ -36,11 +36,11 @@ def chosen_rows() -> list[int]:
 
 
 def kinds_of(rows) -> list[str]:
-    return caches.token_labels(table)[0][rows].tolist()
+    return [TOKEN_KINDS[code] for code in caches.token_kind_codes(table)[rows]]
 
 
-def hover_of(rows) -> np.ndarray:
-    return caches.token_labels(table)[1][rows]
+def hover_of(rows) -> list[str]:
+    return [f"{table.tokens[r]!r} · id {int(table.ids[r])}" for r in rows]
 
 
 def query_row() -> list[int]:
@@ -50,7 +50,14 @@ def query_row() -> list[int]:
     return [exact] if exact is not None else find_tokens(table.tokens, query, limit=1)
 
 
-def show_pca(rows: list[int]) -> None:
+def drawn_rows(rows: list[int]) -> tuple[np.ndarray, list[str]]:
+    """The rows both scatter plots draw (all, or a seeded sample plus the chosen and searched
+    tokens) and their hover texts, built once per rerun."""
+    shown = plot_sample(table.vocab_size, shared.MAX_PLOT_POINTS, must_include=rows + query_row())
+    return shown, hover_of(shown)
+
+
+def show_pca(rows: list[int], shown: np.ndarray, hover: list[str]) -> None:
     st.subheader("PCA projection of the whole table")
     c1, c2 = st.columns(2)
     dims = shared.kept_widget(c1.radio, "Dimensions", "geo_dims", 2, query="dims",
@@ -65,7 +72,6 @@ def show_pca(rows: list[int]) -> None:
         st.warning(f"This table has {table.vocab_size} rows and {table.width} coordinates: PCA can "
                    f"give at most {k} component(s), so the plot uses {k}.")
     searched = query_row()
-    shown = plot_sample(table.vocab_size, shared.MAX_PLOT_POINTS, must_include=rows + searched)
     if len(shown) < table.vocab_size:
         st.caption(f"Drawing a seeded random sample of {len(shown):,} of {table.vocab_size:,} rows "
                    "(plus the chosen tokens); the projection and its statistics use every row.")
@@ -74,7 +80,7 @@ def show_pca(rows: list[int]) -> None:
     tokens = [table.tokens[r] for r in shown]
     position = {r: i for i, r in enumerate(shown)}
     options = dict(labelled=[position[r] for r in rows], highlighted=[position[r] for r in searched],
-                   hover=hover_of(shown))
+                   hover=hover)
     if colour == "kind":
         options["kinds"] = kinds_of(shown)
     else:
@@ -191,7 +197,7 @@ def show_neighbours() -> None:
                                    [f"{s:.4f}" for _, s in neighbours]}), hide_index=True)
 
 
-def show_heatmap_and_norms(rows: list[int]) -> None:
+def show_heatmap_and_norms(rows: list[int], shown: np.ndarray, hover: list[str]) -> None:
     st.subheader("Pairwise cosine of the chosen tokens")
     if len(rows) >= 1:
         labels = [table.tokens[r] for r in rows]
@@ -199,16 +205,16 @@ def show_heatmap_and_norms(rows: list[int]) -> None:
         display.figure_with_csv(matrix_heatmap(matrix, "cos(a, b)", labels, labels, digits=3),
                                matrix, "cosine_matrix", labels, labels)
     st.subheader("Vector norm vs token id")
-    shown = plot_sample(table.vocab_size, shared.MAX_PLOT_POINTS)
     fig = norm_by_id_figure(table.ids[shown], caches.cached_norms(table)[shown],
                             [table.tokens[r] for r in shown], "Norm by id (bands reveal tokenizer structure)",
-                            kinds=kinds_of(shown), hover=hover_of(shown))
+                            kinds=kinds_of(shown), hover=hover)
     display.show_figure(fig, key="geo_norms")
 
 
 rows = chosen_rows()
-show_pca(rows)
+shown_rows, shown_hover = drawn_rows(rows)
+show_pca(rows, shown_rows, shown_hover)
 show_arrows(rows)
 show_id_gap(rows)
 show_neighbours()
-show_heatmap_and_norms(rows)
+show_heatmap_and_norms(rows, shown_rows, shown_hover)
