@@ -34,8 +34,8 @@ def show_facts() -> None:
     c2.metric("Embedding table share", f"{100 * model.embedding_share:.1f} %",
               help=f"{model.table.vocab_size:,} × {model.table.width} = {model.table.weight.size:,} parameters")
     c3.metric("Layers × heads", f"{model.layers} × {model.heads}")
-    tied = {True: "tied to E", False: "separate", None: "none in this checkpoint"}[model.tied]
-    c4.metric("Output layer", tied)
+    tied = {True: "tied to E", False: "separate", None: "none"}[model.tied]
+    c4.metric("Output layer", tied, help="none: this checkpoint is an encoder without an LM head")
     st.caption(f"{model.table.source}. " + " ".join(model.table.notes) +
                (" Causal: a token never attends to later tokens." if model.causal else
                 " Bidirectional: every token attends to every token."))
