@@ -7,7 +7,7 @@ import display
 import shared
 
 PAGES = [
-    st.Page("pages/home.py", title="Home", icon="🏠", url_path="home", default=True),
+    st.Page("pages/home.py", title="Home", icon="🏠", default=True),  # served at "/"
     st.Page("pages/lookup.py", title="Lookup", icon="🔎", url_path="lookup"),
     st.Page("pages/geometry.py", title="Geometry", icon="📐", url_path="geometry"),
     st.Page("pages/attention.py", title="Attention", icon="🎯", url_path="attention"),

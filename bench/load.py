@@ -29,7 +29,7 @@ async def idle(page, plots: int, timeout: float = 120) -> None:
     deadline = time.time() + timeout
     stable = None
     while time.time() < deadline:
-        running = await page.locator('[data-testid="stStatusWidget"]').count()
+        running = await page.locator('[data-testid="stStatusWidget"], [data-testid="stSpinner"]').count()
         drawn = await page.locator(".js-plotly-plot").count()
         if not running and drawn >= plots:
             stable = stable or time.time()

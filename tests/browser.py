@@ -54,7 +54,7 @@ def wait_until_idle(page, plots: int = 0, timeout: float = 90.0) -> None:
     deadline = time.time() + timeout
     stable_since = None
     while time.time() < deadline:
-        running = page.locator('[data-testid="stStatusWidget"]').count() > 0
+        running = page.locator('[data-testid="stStatusWidget"], [data-testid="stSpinner"]').count() > 0
         drawn = page.locator(".js-plotly-plot").count()
         if not running and drawn >= plots:
             stable_since = stable_since or time.time()

@@ -43,6 +43,11 @@ def page(browser):
     context.close()
 
 
+def page_url(server: str, name: str, query: str) -> str:
+    """Home is the app's default page: Streamlit serves it at '/', not '/home'."""
+    return f"{server}/{'' if name == 'home' else name}?{query}"
+
+
 def open_and_check(page, url: str, plots: int, shot: str) -> None:
     page.goto(url)
     wait_until_idle(page, plots)
@@ -50,11 +55,12 @@ def open_and_check(page, url: str, plots: int, shot: str) -> None:
     page.screenshot(path=str(SCREENSHOTS / f"{shot}.png"))
     assert page.locator('[data-testid="stException"]').count() == 0, shot
     assert page.locator(".js-plotly-plot").count() >= plots, shot
+    assert page.get_by_text("Page not found").count() == 0, shot
 
 
 @pytest.mark.parametrize("name", list(PAGES))
 def test_every_page_on_a_toy_table(server, page, name):
-    open_and_check(page, f"{server}/{name}?table=seed004", PAGES[name], f"toy-{name}")
+    open_and_check(page, page_url(server, name, "table=seed004"), PAGES[name], f"toy-{name}")
 
 
 @pytest.mark.parametrize("table, name, plots", [
@@ -63,7 +69,7 @@ def test_every_page_on_a_toy_table(server, page, name):
     ("smollm2", "home", 0), ("minilm", "attention", 10),
 ])
 def test_pages_on_pretrained_tables(server, page, table, name, plots):
-    open_and_check(page, f"{server}/{name}?table={table}", plots, f"{table}-{name}")
+    open_and_check(page, page_url(server, name, f"table={table}"), plots, f"{table}-{name}")
 
 
 def test_causal_and_bidirectional_are_said(server, page):
