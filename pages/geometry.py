@@ -43,9 +43,19 @@ def hover_of(rows) -> list[str]:
     return [f"{table.tokens[r]!r} · id {int(table.ids[r])}" for r in rows]
 
 
+def search_text() -> str:
+    """The neighbour search box's text, settled before any figure is drawn.
+
+    Streamlit identifies a chart by its spec: if the first run drew the PCA without the
+    searched token and the next run with it, a click on the first drawing would be dropped.
+    """
+    default = table.tokens[0] if table.vocab_size <= 6 else "cat"
+    return shared.keep("geo_query", default, query="query", parse=shared.parse_text)
+
+
 def query_row() -> list[int]:
     """The row the neighbour search box names (as a list: empty when nothing matches)."""
-    query = st.session_state.get("keep_geo_query", "")
+    query = search_text()
     exact = table.row_of_token(query) if query else None
     return [exact] if exact is not None else find_tokens(table.tokens, query, limit=1)
 
@@ -92,11 +102,12 @@ def show_pca(rows: list[int], shown: np.ndarray, hover: list[str]) -> None:
                                key="geo_pca", on_select="rerun")
     picked = [shown[p["customdata"]] for p in (event.selection.points if event else [])
               if isinstance(p.get("customdata"), int) and 0 <= p["customdata"] < len(shown)]
-    if picked and st.session_state.get("geo_last_pick") != picked[0]:  # a new click, not a stale one
-        st.session_state["geo_last_pick"] = picked[0]
+    if picked and table.tokens[picked[0]] != search_text():
         shared.set_kept("geo_query", table.tokens[picked[0]])
         st.rerun()  # redraw with the picked token highlighted and its neighbours listed
-    st.caption("The basis is fixed per table (signs normalised), so points do not jump between reruns.")
+    st.caption("The basis is fixed per table (signs normalised), so points do not jump between reruns. "
+               + ("Click a point to list its nearest neighbours below." if dims == 2 or k < 3 else
+                  "Hover a point to read its token; switch to 2-D to pick one by clicking."))
 
 
 def show_arrows(rows: list[int]) -> None:
@@ -170,8 +181,7 @@ def show_id_gap(rows: list[int]) -> None:
 def show_neighbours() -> None:
     st.subheader("Nearest neighbours")
     c1, c2, c3 = st.columns([2, 1, 1])
-    default = table.tokens[0] if table.vocab_size <= 6 else "cat"
-    query = shared.kept_widget(c1.text_input, "Find a token", "geo_query", default, query="query",
+    query = shared.kept_widget(c1.text_input, "Find a token", "geo_query", search_text(), query="query",
                                parse=shared.parse_text)
     k = shared.kept_widget(c2.number_input, "k", "geo_k", 5, query="k",
                            parse=shared.parse_int_in(1, 100), min_value=1, max_value=100)

@@ -107,6 +107,29 @@ def test_geometry_draws_2d_and_3d(server, page):
     assert page.locator(".js-plotly-plot .gl-container").count() >= 1
 
 
+POINT_ON_SCREEN = """(gd, token) => {
+  const trace = gd._fullData[0], i = Array.from(trace.hovertext).findIndex(t => t.startsWith("'" + token + "'"));
+  const xa = gd._fullLayout.xaxis, ya = gd._fullLayout.yaxis, box = gd.getBoundingClientRect();
+  return [box.left + xa._offset + xa.l2p(trace.x[i]), box.top + ya._offset + ya.l2p(trace.y[i])];
+}"""
+
+
+def test_clicking_a_pca_point_selects_its_token(server, page):
+    page.goto(f"{server}/geometry?table=seed001-lab&dims=2&query=oto")
+    wait_until_idle(page, 5)
+    scatter = page.locator(".js-plotly-plot").first
+    x, y = scatter.evaluate(POINT_ON_SCREEN, "metalowy")
+    page.mouse.move(x - 6, y - 6)
+    page.mouse.move(x, y)
+    page.mouse.click(x, y)
+    page.wait_for_function(
+        """() => [...document.querySelectorAll('input')].some(i => i.value === 'metalowy')""", timeout=30_000)
+    wait_until_idle(page, 5)
+    assert page.get_by_label("Find a token").input_value() == "metalowy"
+    assert page.get_by_text("Neighbours of metalowy").count() == 1
+    assert "query=metalowy" in page.url
+
+
 def test_training_animation_plays(server, page):
     page.goto(f"{server}/training")
     wait_until_idle(page, 5)
