@@ -114,6 +114,23 @@ def compare_vectors(a: np.ndarray, b: np.ndarray) -> PairComparison:
     return PairComparison(float(np.linalg.norm(a)), float(np.linalg.norm(b)), dot, cos, angle)
 
 
+def top_k(scores: np.ndarray, k: int) -> np.ndarray:
+    """Indices of the k largest scores (V,) -> (k,), best first, ties by index.
+
+    The k-th largest of every 64th score is a threshold that at least k scores reach; about
+    64·k scores do, so one comparison leaves a few hundred candidates to sort instead of
+    partitioning all V. NaN scores are not allowed (callers map them to ∓inf).
+    """
+    k = min(k, len(scores))
+    if len(scores) < 64 * 4 * k:                  # small tables: sorting everything is cheap
+        candidates = np.arange(len(scores))
+    else:
+        sampled = scores[::64]
+        threshold = np.partition(sampled, len(sampled) - k)[len(sampled) - k]
+        candidates = np.flatnonzero(scores >= threshold)
+    return candidates[np.argsort(-scores[candidates], kind="stable")][:k]
+
+
 def nearest(weight: np.ndarray, query_row: int, k: int, metric: str = "cosine",
             norms: np.ndarray | None = None) -> list[tuple[int, float]]:
     """Rows nearest to weight[query_row]: [(row, score)] best first, the query excluded.
@@ -136,18 +153,19 @@ def nearest(weight: np.ndarray, query_row: int, k: int, metric: str = "cosine",
     if metric == "cosine":
         if norms[query_row] == 0:
             raise ValueError("this token's vector is zero: cosine to it is undefined")
-        with np.errstate(divide="ignore", invalid="ignore"):
-            scores = dots / (norms * norms[query_row]).astype(np.float32)   # zero rows: nan or ±inf
-        scores[~np.isfinite(scores)] = -np.inf                              # never a neighbour
+        scores = dots                                                    # float32, in place
+        with np.errstate(divide="ignore", invalid="ignore"):            # zero rows: nan or ±inf
+            np.divide(scores, norms, out=scores, casting="same_kind")
+        scores *= np.float32(1 / norms[query_row])
+        scores[~np.isfinite(scores)] = -np.inf                          # never a neighbour
         scores[query_row] = -np.inf
-        best = np.argpartition(-scores, k - 1)[:k]
-        best = best[np.argsort(-scores[best], kind="stable")]
+        best = top_k(scores, k)
     else:
         squared = norms * norms
         scores = np.sqrt(np.clip(squared - 2 * dots + squared[query_row], 0, None))
+        scores[~np.isfinite(scores)] = np.inf                           # NaN rows: never near
         scores[query_row] = np.inf
-        best = np.argpartition(scores, k - 1)[:k]
-        best = best[np.argsort(scores[best], kind="stable")]
+        best = top_k(-scores, k)
     return [(int(row), float(scores[row])) for row in best]
 
 

@@ -5,8 +5,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from core.geometry import normalized_rows
-
 _CHUNK = 4096  # rows per chunk of the pairwise tree (bounds its temporary arrays; fastest here)
 
 
@@ -47,38 +45,48 @@ def _tree_prefix_dots(rows: np.ndarray, weights: np.ndarray) -> tuple[float, np.
     return total, sums[0].astype(np.float64), weighted[0].astype(np.float64)
 
 
-def _pair_sums(unit: np.ndarray, ids: np.ndarray, nonzero: np.ndarray | None = None) -> PairSums:
+def _chunks(weight: np.ndarray, inverse: np.ndarray, order: np.ndarray):
+    """Unit rows (b, d) float32 in id order, one chunk at a time: never a full-size copy."""
+    contiguous = len(order) == len(weight) and bool(np.all(np.diff(order) == 1))
+    for start in range(0, len(order), _CHUNK):
+        if contiguous:
+            rows, scale = weight[start:start + _CHUNK], inverse[start:start + _CHUNK]
+        else:
+            picked = order[start:start + _CHUNK]
+            rows, scale = weight[picked], inverse[picked]
+        yield start, np.asarray(rows, dtype=np.float32) * scale[:, None]
+
+
+def _pair_sums(weight: np.ndarray, ids: np.ndarray, inverse: np.ndarray) -> PairSums:
     """Sums over all pairs i<j of c = cos(E_i, E_j) and g = |id_i - id_j| in O(V d^2).
 
-    Σc and Σc² come from s = Σ u_i and the (d, d) Gram UᵀU. For Σ c·g, rows are taken in id
-    order a_1 <= a_2 <= ...; with P_j = Σ_{i<j} u_i,
+    weight (V, d); inverse (V,) float32 = 1/|E_i|, or 0 for a zero row (no direction: left out).
+    With unit rows u_i, Σc and Σc² come from s = Σ u_i and the (d, d) Gram UᵀU. For Σ c·g,
+    rows are taken in id order a_1 <= a_2 <= ...; with P_j = Σ_{i<j} u_i,
         Σ_{i<j} (a_j - a_i) u_i·u_j = 2 Σ_j a_j u_j·P_j - (Σ a_i u_i)·s + Σ a_i,
     where Σ_j a_j u_j·P_j comes from a pairwise tree inside chunks plus each chunk's weighted
-    sum times the prefix before it. Zero rows have no direction and are left out. `unit`
-    (V, d) holds unit rows; float32 does the products, float64 accumulates.
+    sum times the prefix before it. One pass over the table, chunk by chunk (cache-sized, so
+    the scaling, the Gram and the tree read each row while it is in cache); float32 does the
+    products, float64 accumulates.
     """
-    unit = np.asarray(unit, dtype=np.float32)
-    if nonzero is None:
-        nonzero = np.einsum("ij,ij->i", unit, unit) > 0.5                         # unit rows: 1 or 0
-    n = int(nonzero.sum())
-    total = (np.ones(len(unit), dtype=np.float32) @ unit).astype(np.float64)     # s (zero rows add 0)
-    gram = (unit.T @ unit).astype(np.float64)                                     # (d, V) @ (V, d)
-    sum_cos = (total @ total - n) / 2.0                                           # each |u_i|^2 = 1
-    sum_cos2 = (float(np.sum(gram * gram)) - n) / 2.0
-    keep = np.flatnonzero(nonzero)
+    keep = np.flatnonzero(inverse > 0)
+    n = len(keep)
     order = keep if np.all(np.diff(ids[keep]) >= 0) else keep[np.argsort(ids[keep], kind="stable")]
-    contiguous = n == len(unit) and np.array_equal(order, np.arange(n))
     a = ids[order].astype(np.float64)
+    width = weight.shape[1]
+    total, gram = np.zeros(width), np.zeros((width, width))
+    prefix_dots, weighted_sum = 0.0, np.zeros(width)
+    for start, unit in _chunks(weight, inverse, order):
+        inside, chunk_sum, chunk_weighted = _tree_prefix_dots(unit, a[start:start + _CHUNK])
+        prefix_dots += inside + float(chunk_weighted @ total)   # total = prefix before this chunk
+        total += chunk_sum
+        weighted_sum += chunk_weighted
+        gram += unit.T @ unit                                   # (d, b) @ (b, d)
+    sum_cos = (total @ total - n) / 2.0                         # each |u_i|^2 = 1
+    sum_cos2 = (float(np.sum(gram * gram)) - n) / 2.0
     rank = np.arange(n, dtype=np.float64)
     sum_gap = float(np.sum(a * (2 * rank - (n - 1))))
     sum_gap2 = float(n * np.sum(a * a) - np.sum(a) ** 2)
-    prefix_dots, prefix, weighted_sum = 0.0, np.zeros(unit.shape[1]), np.zeros(unit.shape[1])
-    for start in range(0, n, _CHUNK):
-        rows = unit[start:start + _CHUNK] if contiguous else unit[order[start:start + _CHUNK]]
-        inside, chunk_sum, chunk_weighted = _tree_prefix_dots(rows, a[start:start + _CHUNK])
-        prefix_dots += inside + float(chunk_weighted @ prefix)
-        prefix += chunk_sum
-        weighted_sum += chunk_weighted
     sum_cos_gap = 2 * prefix_dots - float(weighted_sum @ total) + float(a.sum())
     return PairSums(n * (n - 1) / 2.0, sum_cos, sum_cos2, sum_gap, sum_gap2, sum_cos_gap)
 
@@ -89,13 +97,13 @@ def id_gap_correlation(weight: np.ndarray, ids=None, norms: np.ndarray | None = 
     weight (V, d); ids (V,) token ids, default row indices; `norms` (V,) the cached row norms,
     if at hand. No sampling.
     """
+    from core.geometry import row_norms
+
     weight = np.asarray(weight)
     ids = np.arange(weight.shape[0]) if ids is None else np.asarray(ids, dtype=np.int64)
-    if norms is None:
-        sums = _pair_sums(normalized_rows(weight), ids)
-    else:  # one pass: scale rows by the cached inverse norms (zero rows stay zero)
-        inverse = np.divide(1.0, norms, out=np.zeros(len(norms)), where=norms > 0).astype(np.float32)
-        sums = _pair_sums(np.asarray(weight, dtype=np.float32) * inverse[:, None], ids, nonzero=norms > 0)
+    norms = row_norms(weight) if norms is None else np.asarray(norms)
+    inverse = np.divide(1.0, norms, out=np.zeros(len(norms)), where=norms > 0).astype(np.float32)
+    sums = _pair_sums(weight, ids, inverse)
     if sums.count < 2:
         return float("nan")
     mean_cos, mean_gap = sums.sum_cos / sums.count, sums.sum_gap / sums.count

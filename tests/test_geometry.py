@@ -93,6 +93,17 @@ def test_nearest_of_zero_vector_is_a_clear_error():
         nearest(np.array([[0.0, 0.0], [1.0, 1.0], [1.0, 0.0]]), 0, 1)
 
 
+@pytest.mark.parametrize("size, k", [(5, 2), (1000, 3), (200_000, 10), (200_000, 100)])
+def test_top_k_equals_a_full_stable_sort(size, k):
+    from core.geometry import top_k
+
+    rng = np.random.default_rng(size + k)
+    scores = np.round(rng.standard_normal(size), 2)          # many ties
+    scores[rng.choice(size, size // 10, replace=False)] = -np.inf
+    expected = np.argsort(-scores, kind="stable")[:k]
+    assert top_k(scores, k).tolist() == expected.tolist()
+
+
 def brute_id_gap(weight, ids):
     cosines, gaps = [], []
     for i, j in itertools.combinations(range(len(weight)), 2):
@@ -115,8 +126,34 @@ def test_id_gap_blocks_agree_with_brute_force_past_one_block():
     sample = np.sort(rng.choice(9000, 300, replace=False))
     ours = id_gap_correlation(weight[sample], sample)
     assert ours == pytest.approx(brute_id_gap(weight[sample], sample), abs=1e-6)
-    full = id_gap_correlation(weight)  # 9000 rows: two blocks of prefix sums
-    assert -1 <= full <= 1 and full < -0.1  # rows drift with the id: far ids point apart
+    full = id_gap_correlation(weight)  # 9000 rows: three chunks of the tree
+    assert full == pytest.approx(float64_prefix_id_gap(weight, np.arange(9000)), abs=1e-8)
+    assert full < -0.1  # rows drift with the id: far ids point apart
+
+
+def float64_prefix_id_gap(weight, ids):
+    """The same sums in float64 by plain prefix sums in id order (a second derivation)."""
+    order = np.argsort(ids, kind="stable")
+    unit = weight[order] / np.linalg.norm(weight[order], axis=1, keepdims=True)
+    a, n = np.asarray(ids, dtype=np.float64)[order], len(unit)
+    total, gram = unit.sum(0), unit.T @ unit
+    before = np.cumsum(unit, 0) - unit                          # Σ_{i<j} u_i for each j
+    sum_cos_gap = 2 * (np.einsum("ij,ij->i", unit, before) @ a) - (a @ unit) @ total + a.sum()
+    pairs = n * (n - 1) / 2
+    mean_cos = (total @ total - n) / 2 / pairs
+    mean_gap = np.sum(a * (2 * np.arange(n) - (n - 1))) / pairs
+    var_cos = ((gram * gram).sum() - n) / 2 / pairs - mean_cos ** 2
+    var_gap = (n * (a @ a) - a.sum() ** 2) / pairs - mean_gap ** 2
+    return (sum_cos_gap / pairs - mean_cos * mean_gap) / np.sqrt(var_cos * var_gap)
+
+
+def test_id_gap_stays_exact_on_400000_rows():
+    """float32 sums over 400,000 rows drift in the fifth digit; chunked float64 sums do not."""
+    rng = np.random.default_rng(7)
+    weight = (rng.standard_normal((400_000, 12)) + np.linspace(-0.5, 0.5, 400_000)[:, None] + 0.8).astype(np.float32)
+    ids = rng.permutation(400_000)
+    expected = float64_prefix_id_gap(weight.astype(np.float64), ids)
+    assert id_gap_correlation(weight, ids) == pytest.approx(expected, abs=1e-7)
 
 
 def test_id_gap_on_seed004():
