@@ -68,20 +68,6 @@ def release_memory() -> None:
 
 
 @st.cache_resource(show_spinner=False, max_entries=16)
-def _float32_by_key(key: str, _weight: np.ndarray) -> np.ndarray:
-    work = np.ascontiguousarray(_weight, dtype=np.float32)
-    work.flags.writeable = False
-    return work
-
-
-def float32_weight(table: EmbeddingTable) -> np.ndarray:
-    """(V, d) float32 view of the table: the table itself, or one cached copy (float16 models)."""
-    if table.weight.dtype == np.float32:
-        return table.weight
-    return _float32_by_key(table.key, table.weight)
-
-
-@st.cache_resource(show_spinner=False, max_entries=16)
 def _pca_by_key(key: str, _weight: np.ndarray, k: int):
     from core.geometry import pca
 
@@ -94,8 +80,10 @@ def _pca_by_key(key: str, _weight: np.ndarray, k: int):
 
 
 def cached_pca(table: EmbeddingTable, k: int):
-    """PCA of the whole table, computed once per table content (the key changes with edits)."""
-    return _pca_by_key(table.key, float32_weight(table), k)
+    """PCA of the whole table, computed once per table content (the key changes with edits).
+
+    Core reads float16 tables block by block: no float32 copy of a model's table is kept."""
+    return _pca_by_key(table.key, table.weight, k)
 
 
 @st.cache_resource(show_spinner=False, max_entries=16)
@@ -109,7 +97,7 @@ def _norms_by_key(key: str, _weight: np.ndarray) -> np.ndarray:
 
 def cached_norms(table: EmbeddingTable) -> np.ndarray:
     """(V,) row norms, cached per table content."""
-    return _norms_by_key(table.key, float32_weight(table))
+    return _norms_by_key(table.key, table.weight)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
@@ -122,13 +110,13 @@ def _id_gap_by_key(key: str, _weight: np.ndarray, _ids: np.ndarray, _norms: np.n
 
 
 def cached_id_gap_correlation(table: EmbeddingTable) -> float:
-    return _id_gap_by_key(table.key, float32_weight(table), table.ids, cached_norms(table))
+    return _id_gap_by_key(table.key, table.weight, table.ids, cached_norms(table))
 
 
 def nearest_neighbours(table: EmbeddingTable, row: int, k: int, metric: str):
     from core.geometry import nearest
 
-    return nearest(float32_weight(table), row, k, metric, norms=cached_norms(table))
+    return nearest(table.weight, row, k, metric, norms=cached_norms(table))
 
 
 def train_live(text: str, config, progress_bar):

@@ -20,13 +20,68 @@ class PCAResult:
     @cached_property
     def coords(self) -> np.ndarray:
         """(V, k) = (weight - mean) @ components.T, computed on first use."""
-        work = np.asarray(self.weight, dtype=np.float32)
-        projected = work @ self.components.T.astype(np.float32)          # (V, d) @ (d, k) -> (V, k)
-        return projected.astype(np.float64) - self.mean @ self.components.T
+        basis = self.components.T.astype(np.float32)                      # (d, k)
+        projected = np.empty((self.weight.shape[0], basis.shape[1]))
+        for start, block in float32_blocks(self.weight):
+            projected[start:start + len(block)] = block @ basis           # (b, d) @ (d, k) -> (b, k)
+        return projected - self.mean @ self.components.T
 
     def project(self, vectors: np.ndarray) -> np.ndarray:
         """vectors (n, d) -> (n, k) in this fixed basis."""
         return (np.asarray(vectors, dtype=np.float64) - self.mean) @ self.components.T
+
+
+_BLOCK_VALUES = 1 << 22   # ~16 MB of float32 per block: big blocks keep BLAS at full speed
+
+
+def float32_blocks(weight: np.ndarray):
+    """(V, d) -> (start, (b, d) float32 block) pairs covering every row in order.
+
+    A float32 table is one block (no copy). Any other dtype is converted into one reused
+    buffer, block by block, so a float16 model table never gets a second, float32 copy in
+    memory. The buffer is overwritten by the next block: use each block before asking for
+    the next one.
+    """
+    if weight.dtype == np.float32:
+        yield 0, weight
+        return
+    rows = max(1, _BLOCK_VALUES // max(1, weight.shape[1]))
+    buffer = np.empty((min(rows, weight.shape[0]), weight.shape[1]), dtype=np.float32)
+    for start in range(0, weight.shape[0], rows):
+        block = weight[start:start + rows]
+        yield start, convert_into(buffer[:len(block)], block)
+
+
+def convert_into(out: np.ndarray, block: np.ndarray) -> np.ndarray:
+    """Copy block (b, d) into the float32 array out (b, d) and return out. Exact: every
+    float16 is a float32. float16 goes through torch when a model page already loaded it
+    (its conversion is several times faster than numpy's here)."""
+    if block.dtype == np.float16 and _loaded_torch() is not None:
+        _torch_view(out).copy_(_torch_view(block))
+    else:
+        np.copyto(out, block, casting="unsafe")
+    return out
+
+
+def as_float32(block: np.ndarray) -> np.ndarray:
+    """A new float32 copy of a block (b, d)."""
+    return convert_into(np.empty(block.shape, dtype=np.float32), block)
+
+
+def _loaded_torch():
+    """torch if some page already imported it, else None (never imported just for speed)."""
+    import sys
+
+    return sys.modules.get("torch")
+
+
+def _torch_view(array: np.ndarray):
+    """A tensor sharing the array's memory; read-only arrays are only ever read through it."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)   # torch warns about read-only arrays
+        return _loaded_torch().from_numpy(np.ascontiguousarray(array))
 
 
 def possible_components(vocab_size: int, width: int, wanted: int) -> int:
@@ -37,16 +92,19 @@ def possible_components(vocab_size: int, width: int, wanted: int) -> int:
 def pca(weight: np.ndarray, k: int) -> PCAResult:
     """weight (V, d) -> top-k principal components by eigendecomposition of the covariance.
 
-    The (d, d) Gram matrix and the column sums are formed in float32 BLAS (fast on 400k rows);
-    centring and the eigensolve are done in float64. Signs are fixed (largest
+    The (d, d) Gram matrix and the column sums are formed in float32 BLAS (fast on 400k rows;
+    a float16 table is converted block by block, never copied whole); centring and the
+    eigensolve are done in float64. Signs are fixed (largest
     |entry| of each component positive) so the basis of a table never flips between runs.
     """
     weight = np.asarray(weight)
     vocab_size, width = weight.shape
     k = possible_components(vocab_size, width, k)
-    work = weight.astype(np.float32, copy=False)
-    mean = (np.ones(vocab_size, dtype=np.float32) @ work).astype(np.float64) / vocab_size  # (d,)
-    gram = (work.T @ work).astype(np.float64)                        # (d, V) @ (V, d) -> (d, d)
+    column_sum, gram = np.zeros(width), np.zeros((width, width))
+    for _, block in float32_blocks(weight):
+        column_sum += np.ones(len(block), dtype=np.float32) @ block
+        gram += block.T @ block                                      # (d, b) @ (b, d) -> (d, d)
+    mean = column_sum / vocab_size                                   # (d,)
     covariance = (gram - vocab_size * np.outer(mean, mean)) / max(vocab_size - 1, 1)
     total = float(np.clip(np.diag(covariance), 0.0, None).sum())     # trace = sum of all eigenvalues
     # numpy's own LAPACK: scipy's separate OpenBLAS would compete with numpy's threads
@@ -137,7 +195,9 @@ def nearest(weight: np.ndarray, query_row: int, k: int, metric: str = "cosine",
 
     One matvec over the table: cosine = (E q) / (|e| |q|) (higher is nearer; rows with a zero
     vector are never neighbours); euclidean = sqrt(|e|^2 - 2 e·q + |q|^2) (lower is nearer).
-    Pass the cached row norms (V,) so a query costs one matvec.
+    Pass the cached row norms (V,) so a query costs one matvec. A float16 table is scanned by
+    a half-precision matvec and its few candidates rescored in float32 (same result, see
+    `_half_precision_nearest`).
     """
     vocab_size = weight.shape[0]
     if not 0 <= query_row < vocab_size:
@@ -148,25 +208,73 @@ def nearest(weight: np.ndarray, query_row: int, k: int, metric: str = "cosine",
     if k == 0:
         return []
     norms = row_norms(weight) if norms is None else norms
-    query = np.asarray(weight[query_row], dtype=np.float32)
-    dots = np.asarray(weight, dtype=np.float32) @ query                 # (V, d) @ (d,) -> (V,)
+    if metric == "cosine" and norms[query_row] == 0:
+        raise ValueError("this token's vector is zero: cosine to it is undefined")
+    best, nearness = _half_precision_nearest(weight, query_row, k, metric, norms)
+    if best is None:
+        query = np.asarray(weight[query_row], dtype=np.float32)
+        nearness = _nearness(_exact_dots(weight, query), norms, norms[query_row], metric)
+        nearness[query_row] = -np.inf
+        best = top_k(nearness, k)
     if metric == "cosine":
-        if norms[query_row] == 0:
-            raise ValueError("this token's vector is zero: cosine to it is undefined")
-        scores = dots                                                    # float32, in place
+        return [(int(row), float(nearness[row])) for row in best]
+    return [(int(row), float(np.sqrt(max(-float(nearness[row]), 0.0)))) for row in best]
+
+
+def _exact_dots(weight: np.ndarray, query: np.ndarray) -> np.ndarray:
+    """(V, d) · (d,) -> (V,) float32 dots, block by block for tables that are not float32."""
+    if weight.dtype == np.float32:
+        return weight @ query
+    return np.concatenate([block @ query for _, block in float32_blocks(weight)])
+
+
+def _nearness(dots: np.ndarray, norms: np.ndarray, query_norm: float, metric: str) -> np.ndarray:
+    """Dots (n,) with the query -> (n,), higher is nearer: the cosine (float32), or minus the
+    squared distance |e|² - 2 e·q + |q|² (float64). Undefined rows (zero, NaN) get -inf."""
+    if metric == "cosine":
+        scores = dots.astype(np.float32, copy=False)                     # in place when float32
         with np.errstate(divide="ignore", invalid="ignore"):            # zero rows: nan or ±inf
             np.divide(scores, norms, out=scores, casting="same_kind")
-        scores *= np.float32(1 / norms[query_row])
-        scores[~np.isfinite(scores)] = -np.inf                          # never a neighbour
-        scores[query_row] = -np.inf
-        best = top_k(scores, k)
+        scores *= np.float32(1 / query_norm)
     else:
-        squared = norms * norms
-        scores = np.sqrt(np.clip(squared - 2 * dots + squared[query_row], 0, None))
-        scores[~np.isfinite(scores)] = np.inf                           # NaN rows: never near
-        scores[query_row] = np.inf
-        best = top_k(-scores, k)
-    return [(int(row), float(scores[row])) for row in best]
+        scores = 2 * dots.astype(np.float64) - norms * norms - query_norm * query_norm   # float64: cancels
+    scores[~np.isfinite(scores)] = -np.inf
+    return scores
+
+
+_HALF_DOT_ERROR = 2.0 ** -9  # bound on |fp16 dot - exact| / (|e| |q|); fp16 rounding is 2^-11
+
+
+def _half_precision_nearest(weight, query_row: int, k: int, metric: str, norms: np.ndarray):
+    """(best rows (k,), nearness (V,)) of a float16 table, exactly as the float32 scan ranks
+    them; (None, None) for other tables or when torch is not loaded.
+
+    torch's fp16 matvec reads half the bytes of a float32 scan. Its dots are within
+    _HALF_DOT_ERROR·|e||q| of the exact ones, so only rows whose upper bound reaches the k-th
+    largest lower bound can be in the exact top k; those few are rescored in float32. torch
+    is used only when a model page already loaded it, never imported for this.
+    """
+    torch = _loaded_torch()
+    if weight.dtype != np.float16 or torch is None:
+        return None, None
+    with torch.no_grad():
+        dots = torch.nn.functional.linear(_torch_view(weight[query_row])[None], _torch_view(weight))
+    dots = dots[0].float().numpy()                                          # (V,)
+    if np.isinf(dots).any():                       # fp16 overflow: scan in float32 instead
+        return None, None
+    query_norm = float(norms[query_row])
+    approx = _nearness(dots, norms, query_norm, metric)
+    approx[query_row] = -np.inf
+    margin = _HALF_DOT_ERROR if metric == "cosine" else 2 * _HALF_DOT_ERROR * norms * query_norm
+    lower = approx - margin
+    floor = np.partition(lower, len(lower) - k)[len(lower) - k]            # k-th largest lower bound
+    candidates = np.flatnonzero(approx + margin >= floor)
+    exact_dots = np.asarray(weight[candidates], dtype=np.float32) @ np.asarray(weight[query_row], np.float32)
+    exact = _nearness(exact_dots, norms[candidates], query_norm, metric)
+    exact[candidates == query_row] = -np.inf
+    nearness = np.full(weight.shape[0], -np.inf, dtype=exact.dtype)
+    nearness[candidates] = exact
+    return candidates[top_k(exact, k)], nearness
 
 
 TOKEN_KINDS = ("special", "word start (Ġ/▁)", "continuation (##)", "digits", "punctuation", "word")

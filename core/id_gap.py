@@ -5,6 +5,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from core.geometry import as_float32
+
 _CHUNK = 4096  # rows per chunk of the pairwise tree (bounds its temporary arrays; fastest here)
 
 
@@ -54,7 +56,7 @@ def _chunks(weight: np.ndarray, inverse: np.ndarray, order: np.ndarray):
         else:
             picked = order[start:start + _CHUNK]
             rows, scale = weight[picked], inverse[picked]
-        yield start, np.asarray(rows, dtype=np.float32) * scale[:, None]
+        yield start, as_float32(rows) * scale[:, None]
 
 
 def _pair_sums(weight: np.ndarray, ids: np.ndarray, inverse: np.ndarray) -> PairSums:

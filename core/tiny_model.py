@@ -120,7 +120,7 @@ def train_tiny_model(text: str, config: TinyModelConfig,
         optimizer.zero_grad()
         loss.backward()
         optimizer.step()
-        losses.append(float(loss))
+        losses.append(float(loss.detach()))
         if step % config.snapshot_every == 0 or step == config.steps:
             snapshots.append(model.embedding.weight.detach().numpy().copy())
             snapshot_steps.append(step)

@@ -49,7 +49,7 @@ def test_cached_objects_are_read_only():
         assert not array.flags.writeable
     assert not caches.cached_norms(table).flags.writeable
     smollm2 = caches._model("smollm2")
-    assert not caches.float32_weight(smollm2.table).flags.writeable     # the float32 copy of a float16 table
+    assert not smollm2.table.weight.flags.writeable and smollm2.table.weight.dtype == np.float16
     minilm = caches._model("minilm")
     assert not minilm.table.weight.flags.writeable
     assert not caches._glove().weight.flags.writeable

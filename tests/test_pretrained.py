@@ -128,3 +128,46 @@ def test_local_folder_model(tmp_path):
     assert ids[0] == 2 and ids[-1] == 3                       # [CLS] ... [SEP]
     assert model.table.weight.shape == (7, 8)
     assert model.attentions(ids).shape == (1, 2, len(ids), len(ids))
+
+
+@pytest.mark.parametrize("metric", ["cosine", "euclidean"])
+def test_float16_neighbours_equal_a_float32_scan(smollm2, metric):
+    """SmolLM2's float16 table is scanned in half precision and rescored: same rows, same scores."""
+    from core.geometry import _half_precision_nearest, nearest, row_norms
+
+    half = smollm2.table.weight
+    full = half.astype(np.float32)                      # exact: every float16 is a float32
+    norms = row_norms(half)
+    assert _half_precision_nearest(half, 1000, 10, metric, norms)[0] is not None   # the fast path ran
+    for row in (0, 1000, 17_000, 49_151):
+        for k in (1, 10, 60):
+            fast, scan = nearest(half, row, k, metric, norms=norms), nearest(full, row, k, metric, norms=norms)
+            assert [r for r, _ in fast] == [r for r, _ in scan]
+            np.testing.assert_allclose([s for _, s in fast], [s for _, s in scan], rtol=1e-6, atol=1e-6)
+
+
+def test_float16_neighbours_among_near_ties():
+    """Rows a hair apart (far below fp16's precision) are still ranked exactly."""
+    from core.geometry import nearest, row_norms
+
+    rng = np.random.default_rng(3)
+    base = rng.standard_normal(64).astype(np.float16)
+    near = (base + rng.standard_normal((20_000, 64)) * 0.01).astype(np.float16)
+    table = np.vstack([base[None], near, rng.standard_normal((20_000, 64)).astype(np.float16)])
+    norms = row_norms(table)
+    for metric in ("cosine", "euclidean"):
+        fast = nearest(table, 0, 50, metric, norms=norms)
+        scan = nearest(table.astype(np.float32), 0, 50, metric, norms=norms)
+        assert [r for r, _ in fast] == [r for r, _ in scan]
+
+
+def test_pca_and_id_gap_of_a_float16_table_equal_its_float32_copy(smollm2):
+    from core.geometry import pca
+    from core.id_gap import id_gap_correlation
+
+    half = smollm2.table.weight
+    full = half.astype(np.float32)
+    ours, reference = pca(half, 3), pca(full, 3)
+    np.testing.assert_allclose(ours.components, reference.components, atol=2e-5)  # float32 sums, other order
+    np.testing.assert_allclose(ours.coords, reference.coords, atol=1e-4)
+    assert id_gap_correlation(half) == pytest.approx(id_gap_correlation(full), abs=1e-9)
