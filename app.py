@@ -127,6 +127,7 @@ def shell():
 
 
 def main() -> None:
+    shared.start_query_registry()
     page = shell()
     st.session_state["_in_shell"] = True
     try:

@@ -39,6 +39,7 @@ def require_shell() -> None:
     from app import PAGES, shell
 
     if os.environ.get("EMBEDDING_LENS_INLINE_SHELL") == "1":
+        start_query_registry()
         shell()
         return
     st.navigation(PAGES)
@@ -233,8 +234,13 @@ def parse_text(raw: str) -> str:
     return raw
 
 
-def sync_query_params() -> None:
-    """Mirror every URL-backed value used in this run into st.query_params."""
+def sync_query_params(partial: bool = False) -> None:
+    """Mirror every URL-backed value used in this run into st.query_params.
+
+    A full run also drops parameters no widget used; a fragment (`partial`) saw only its
+    own widgets, so it updates those and leaves the others (and the registry, which the
+    full run that contains it still needs).
+    """
     wanted = {query: st.session_state[store]
               for query, store in st.session_state.get(_QUERY_KEYS, {}).items()
               if store in st.session_state}
@@ -242,9 +248,14 @@ def sync_query_params() -> None:
         text = str(value)
         if st.query_params.get(query) != text:
             st.query_params[query] = text
-    for query in list(st.query_params.keys()):
-        if query not in wanted:
-            del st.query_params[query]
+    if not partial:
+        for query in list(st.query_params.keys()):
+            if query not in wanted:
+                del st.query_params[query]
+
+
+def start_query_registry() -> None:
+    """A full run starts with no URL-backed values; each widget registers its own."""
     st.session_state[_QUERY_KEYS] = {}
 
 

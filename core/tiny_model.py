@@ -125,7 +125,7 @@ def train_tiny_model(text: str, config: TinyModelConfig,
             snapshots.append(model.embedding.weight.detach().numpy().copy())
             snapshot_steps.append(step)
         if progress is not None:
-            progress(step, config.steps, float(loss))
+            progress(step, config.steps, float(loss.detach()))
     return TrainingRun(vocabulary, np.array(losses), np.array(snapshot_steps),
                        np.stack(snapshots), config)
 

@@ -136,7 +136,8 @@ def show_rename(report) -> None:
                                           report.tokens), key="lookup_rename_ids")
 
 
-def show_edit(report) -> None:
+def show_edit(report) -> bool:
+    """The edit form; True when the user just applied an edit or reset the table."""
     st.subheader("Edit one coordinate")
     st.caption("Your edits live in this session only; the shared table is never changed.")
     c1, c2, c3 = st.columns(3)
@@ -147,14 +148,14 @@ def show_edit(report) -> None:
     value = c3.number_input("New value", -1e6, 1e6, float(table.weight[row, int(column)]),
                             step=0.1, key=f"lookup_edit_value_{row}_{int(column)}")
     b1, b2 = st.columns(2)
-    b1.button("Apply edit", key="lookup_edit_apply", type="primary", on_click=shared.add_operation,
-              args=(CoordinateEdit(int(row), int(column), float(value)),))
-    b2.button("Reset the table", key="lookup_reset", disabled=not shared.is_edited(),
-              on_click=shared.reset_operations)
-    if report is None:
-        return
-    positions = [p for p, r in enumerate(report.rows) if r == row]
-    st.write(f"Row {row} is read at position(s) {positions}: an edit changes the vector at every one.")
+    applied = b1.button("Apply edit", key="lookup_edit_apply", type="primary", on_click=shared.add_operation,
+                        args=(CoordinateEdit(int(row), int(column), float(value)),))
+    reset = b2.button("Reset the table", key="lookup_reset", disabled=not shared.is_edited(),
+                      on_click=shared.reset_operations)
+    if report is not None:
+        positions = [p for p, r in enumerate(report.rows) if r == row]
+        st.write(f"Row {row} is read at position(s) {positions}: an edit changes the vector at every one.")
+    return applied or reset
 
 
 def show_resize() -> None:
@@ -176,18 +177,27 @@ def show_resize() -> None:
         display.show_figure(fig, key="lookup_resize_fig")
 
 
-report = None
-token_ids = read_input()
-if token_ids is not None:
-    try:
-        report = build_lookup(table, token_ids)
-    except ValueError as error:
-        display.error_box(error)
-if report is not None and len(report.token_ids):
-    show_tables(report)
-    show_x(report)
-    show_one_hot(report)
-    show_counts(report)
-    show_rename(report)
-show_edit(report)
+@st.fragment
+def lookup_of_the_text() -> None:
+    """Everything that follows the text. A fragment: typing reruns this part only, not the
+    sidebar or the rest of the page. Edits change the table, so they rerun the whole app."""
+    report = None
+    token_ids = read_input()
+    if token_ids is not None:
+        try:
+            report = build_lookup(table, token_ids)
+        except ValueError as error:
+            display.error_box(error)
+    if report is not None and len(report.token_ids):
+        show_tables(report)
+        show_x(report)
+        show_one_hot(report)
+        show_counts(report)
+        show_rename(report)
+    if show_edit(report):
+        st.rerun()                      # the table changed: every part of the app reads it again
+    shared.sync_query_params(partial=True)
+
+
+lookup_of_the_text()
 show_resize()
