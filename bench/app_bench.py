@@ -11,7 +11,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
-from browser import CHROMIUM, FLAGS, free_port, start_server, wait_until_idle  # noqa: E402
+from browser import (CHROMIUM, FIGURE_CHANGED_JS, FLAGS, MARK_FIGURE_JS, free_port,  # noqa: E402
+                     start_server, wait_until_idle)
 
 HELLO = '''import streamlit as st
 import plotly.graph_objects as go
@@ -113,12 +114,10 @@ def cold_start_rows(browser, repeats: int) -> list[dict]:
 
 def _figure_change_ms(page, action, figure_index: int = 0) -> float:
     """Time from a widget action to a new figure drawn (its data differs from before)."""
-    before = page.evaluate(f"() => JSON.stringify(document.querySelectorAll('.js-plotly-plot')[{figure_index}].data)")
+    page.evaluate(MARK_FIGURE_JS, figure_index)
     start = time.perf_counter()
     action()
-    page.wait_for_function(
-        f"(old) => {{ const gd = document.querySelectorAll('.js-plotly-plot')[{figure_index}];"
-        " return gd && JSON.stringify(gd.data) !== old; }", arg=before, timeout=60_000, polling=10)
+    page.wait_for_function(FIGURE_CHANGED_JS, arg=figure_index, timeout=60_000, polling=10)
     return (time.perf_counter() - start) * 1000
 
 

@@ -1,9 +1,11 @@
 """Load test: 20 concurrent Chromium users drive every page against one local server.
 
-    .venv/bin/python bench/load.py [--users 20] [--rounds 2]
+    .venv/bin/python bench/load.py [--users 20] [--rounds 1] [--think 60] [--start-within 60]
 
 Starts the server as the README does (streamlit run app.py) on 127.0.0.1 only, first runs one
-user alone (the single-user reference), then N users at once. Reports errors, p50/p95 of
+user alone (the single-user reference), then N users at once. Users behave like people: each
+reads a page for --think seconds before changing a widget, and they arrive within the first
+--start-within seconds (0 and 0 give the zero-think-time stampede). Reports errors, p50/p95 of
 input -> new figure drawn, and server RSS before/after. Bounded: every wait has a timeout and
 the whole run stops after --budget seconds.
 """
@@ -11,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import random
 import statistics
 import sys
 import time
@@ -19,39 +22,24 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
-from browser import CHROMIUM, FLAGS, free_port, start_server  # noqa: E402
-
-CHANGED = ("(args) => { const gd = document.querySelectorAll('.js-plotly-plot')[args[0]];"
-           " return gd && JSON.stringify(gd.data) !== args[1]; }")
-
+from browser import (CHROMIUM, FIGURE_CHANGED_JS, FLAGS, IDLE_JS, MARK_FIGURE_JS,  # noqa: E402
+                     free_port, start_server)
 
 async def idle(page, plots: int, timeout: float = 120) -> None:
-    deadline = time.time() + timeout
-    stable = None
-    while time.time() < deadline:
-        running = await page.locator('[data-testid="stStatusWidget"], [data-testid="stSpinner"]').count()
-        drawn = await page.locator(".js-plotly-plot").count()
-        if not running and drawn >= plots:
-            stable = stable or time.time()
-            if time.time() - stable > 0.5:
-                return
-        else:
-            stable = None
-        await asyncio.sleep(0.1)
-    raise TimeoutError(f"page not idle ({plots} plots expected)")
+    await page.wait_for_function(IDLE_JS, arg=plots, timeout=timeout * 1000, polling=100)
 
 
 async def figure_change(page, index: int, action) -> float:
-    before = await page.evaluate(f"() => JSON.stringify(document.querySelectorAll('.js-plotly-plot')[{index}].data)")
+    await page.evaluate(MARK_FIGURE_JS, index)
     start = time.perf_counter()
     await action()
-    await page.wait_for_function(CHANGED, arg=[index, before], timeout=120_000, polling=20)
+    await page.wait_for_function(FIGURE_CHANGED_JS, arg=index, timeout=120_000, polling=20)
     return (time.perf_counter() - start) * 1000
 
 
 async def lookup(page, i):
     box = page.get_by_label("Text (words separated by spaces)")
-    text = ["The cat", "The cat is sleeping", "cat dog"][i % 3]
+    text = ["The cat", "The dog is sleeping", "cat dog"][i % 3]   # never the opening text: a change
     return await figure_change(page, 0, lambda: _fill(box, text))
 
 
@@ -86,7 +74,12 @@ SCENARIO = [("lookup?table=seed004", 4, lookup), ("geometry?table=seed004", 5, g
             ("models?table=minilm", 3, models)]
 
 
-async def user(browser, base: str, rounds: int, latencies: list, errors: list) -> None:
+async def user(browser, base: str, rounds: int, latencies: list, errors: list,
+               think: float = 0.0, start_within: float = 0.0, seed: int = 0) -> None:
+    """One person: opens each page, waits until it is drawn, changes one widget, reads the
+    result for `think` seconds (±50 %), and goes on. Arrives at a random time in start_within."""
+    rng = random.Random(seed)
+    await asyncio.sleep(rng.uniform(0, start_within))
     context = await browser.new_context(viewport={"width": 1280, "height": 1200})
     page = await context.new_page()
     try:
@@ -95,6 +88,7 @@ async def user(browser, base: str, rounds: int, latencies: list, errors: list) -
                 try:
                     await page.goto(f"{base}/{path}", timeout=120_000)
                     await idle(page, plots)
+                    await asyncio.sleep(think * rng.uniform(0.5, 1.5))
                     latencies.append((path.split("?")[0], await action(page, round_number)))
                     if await page.locator('[data-testid="stException"]').count():
                         errors.append(f"exception on {path}")
@@ -104,18 +98,24 @@ async def user(browser, base: str, rounds: int, latencies: list, errors: list) -
         await context.close()
 
 
-def _chromium_cpu() -> float:
-    """CPU seconds used so far by every Chromium process (the load's own browsers)."""
+def _client_cpu() -> dict[str, float]:
+    """CPU seconds used so far by the load's own clients: the Chromium processes, Playwright's
+    driver (node) and this script."""
+    import os
+
     import psutil
 
-    total = 0.0
-    for process in psutil.process_iter(["name"]):
+    totals = {"Chromium": 0.0, "Playwright driver + this script": 0.0}
+    for process in psutil.process_iter(["name", "pid"]):
         try:
-            if "chrom" in (process.info["name"] or ""):
-                total += sum(process.cpu_times()[:2])
+            name = process.info["name"] or ""
+            if "chrom" in name:
+                totals["Chromium"] += sum(process.cpu_times()[:2])
+            elif name == "node" or process.info["pid"] == os.getpid():
+                totals["Playwright driver + this script"] += sum(process.cpu_times()[:2])
         except (psutil.NoSuchProcess, psutil.AccessDenied):
             continue
-    return total
+    return totals
 
 
 def percentile(values, q):
@@ -123,7 +123,7 @@ def percentile(values, q):
     return values[min(len(values) - 1, int(round(q * (len(values) - 1))))] if values else float("nan")
 
 
-async def main(users: int, rounds: int, budget: float) -> str:
+async def main(users: int, rounds: int, budget: float, think: float, start_within: float) -> str:
     import psutil
     from playwright.async_api import async_playwright
 
@@ -136,21 +136,23 @@ async def main(users: int, rounds: int, budget: float) -> str:
             browser = await playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
             single, single_errors = [], []
             await asyncio.wait_for(user(browser, base, 1, [], []), budget)          # warm caches, load MiniLM
-            await asyncio.wait_for(user(browser, base, rounds, single, single_errors), budget)
+            # alone, reading time cannot change a latency: a short one keeps the run short
+            await asyncio.wait_for(user(browser, base, rounds, single, single_errors, min(think, 1.0)), budget)
             rss_before = server.memory_info().rss / 1e6
             server_cpu_before = sum(server.cpu_times()[:2])
-            browser_cpu_before = _chromium_cpu()
+            client_cpu_before = _client_cpu()
             many, many_errors = [], []
             started = time.time()
             try:
-                await asyncio.wait_for(asyncio.gather(*(user(browser, base, rounds, many, many_errors)
-                                                        for _ in range(users))), budget)
+                await asyncio.wait_for(asyncio.gather(*(
+                    user(browser, base, rounds, many, many_errors, think, start_within, seed)
+                    for seed in range(users))), budget)
             except asyncio.TimeoutError:  # report what was measured, and say the run was cut
                 many_errors.append(f"budget of {budget:.0f} s exceeded: the run was stopped")
             elapsed = time.time() - started
             rss_after = server.memory_info().rss / 1e6
             server_cpu = sum(server.cpu_times()[:2]) - server_cpu_before
-            browser_cpu = _chromium_cpu() - browser_cpu_before
+            client_cpu = {name: seconds - client_cpu_before[name] for name, seconds in _client_cpu().items()}
             await browser.close()
     finally:
         process.terminate()
@@ -160,9 +162,11 @@ async def main(users: int, rounds: int, budget: float) -> str:
     p95_single, p95_many = percentile(one, 0.95), percentile(all_, 0.95)
     growth = (rss_after - rss_before) / users
     lines = [
-        f"{users} concurrent users × {rounds} rounds × {len(SCENARIO)} pages, one server, 2 cores, {elapsed:.0f} s",
+        f"{users} concurrent users × {rounds} round{'s' if rounds != 1 else ''} × {len(SCENARIO)} pages, one server, 2 cores, {elapsed:.0f} s; "
+        f"each user reads a page for {think:g} s (±50 %) before changing a widget and arrives within "
+        f"the first {start_within:g} s (the single user reads for 1 s: alone, reading time changes no latency)",
         "",
-        "| measure | single user | 20 users | target | met |",
+        f"| measure | single user | {users} users | target | met |",
         "|---|---|---|---|---|",
         f"| errors | {len(single_errors)} | {len(many_errors)} | 0 | {'yes' if not many_errors else '**no**'} |",
         f"| input → figure p50 | {percentile(one, 0.5):,.0f} ms | {percentile(all_, 0.5):,.0f} ms | — | — |",
@@ -171,10 +175,11 @@ async def main(users: int, rounds: int, budget: float) -> str:
         f"| server RSS | {rss_before:,.0f} MB before | {rss_after:,.0f} MB after | ≤ 10 MB per extra session | "
         f"{'yes' if growth <= 10 else '**no**'} ({growth:.1f} MB) |",
         "",
-        f"Where the 2 cores went during the 20-user phase ({elapsed:.0f} s wall, {2 * elapsed:.0f} core-seconds): "
-        f"Streamlit server {server_cpu:.0f} s, the 20 Chromium pages {browser_cpu:.0f} s.",
+        f"Where the 2 cores went during the {users}-user phase ({elapsed:.0f} s wall, {2 * elapsed:.0f} core-seconds): "
+        f"Streamlit server {server_cpu:.0f} s; " + "; ".join(f"{name} {seconds:.0f} s" for name, seconds in client_cpu.items())
+        + ". The clients share the server's 2 cores, which real users' browsers would not.",
         "",
-        "Per page, 20 users (p50 / p95 ms): " + "; ".join(
+        f"Per page, {users} users (p50 / p95 ms): " + "; ".join(
             f"{name} {percentile([m for n, m in many if n == name], 0.5):,.0f} / "
             f"{percentile([m for n, m in many if n == name], 0.95):,.0f}"
             for name in dict.fromkeys(n for n, _ in many)),
@@ -187,10 +192,12 @@ async def main(users: int, rounds: int, budget: float) -> str:
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--users", type=int, default=20)
-    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--budget", type=float, default=900, help="seconds before the run is stopped")
+    parser.add_argument("--think", type=float, default=60.0, help="seconds a user reads a page before acting")
+    parser.add_argument("--start-within", type=float, default=60.0, help="users arrive within these seconds")
     options = parser.parse_args()
-    report = asyncio.run(main(options.users, options.rounds, options.budget))
-    print(report)
+    report = asyncio.run(main(options.users, options.rounds, options.budget, options.think, options.start_within))
+    print(report, flush=True)
     (ROOT / "bench" / "results").mkdir(exist_ok=True)
     (ROOT / "bench" / "results" / "load.md").write_text(report + "\n")

@@ -64,3 +64,22 @@ def wait_until_idle(page, plots: int = 0, timeout: float = 90.0) -> None:
             stable_since = None
         time.sleep(0.2)
     raise AssertionError(f"page not idle after {timeout} s ({page.locator('.js-plotly-plot').count()} plots)")
+
+
+# In-page probes (evaluated by the renderer itself: no driver round trip per poll).
+MARK_FIGURE_JS = """(i) => { const gd = document.querySelectorAll('.js-plotly-plot')[i];
+  window.__probe = {gd, data: gd.data, json: JSON.stringify(gd.data)}; }"""
+# True once figure i shows other data than when marked. JSON is compared only after Plotly
+# replaced the figure or its data, so polling stays cheap while nothing happens.
+FIGURE_CHANGED_JS = """(i) => { const gd = document.querySelectorAll('.js-plotly-plot')[i], p = window.__probe;
+  if (!gd || (gd === p.gd && gd.data === p.data)) return false;
+  if (JSON.stringify(gd.data) !== p.json) return true;
+  p.gd = gd; p.data = gd.data; return false; }"""
+# True once no script runs, no spinner shows and at least `plots` figures are drawn, for 0.5 s.
+IDLE_JS = """(plots) => {
+  const busy = document.querySelector('[data-testid="stStatusWidget"], [data-testid="stSpinner"]');
+  const ready = !busy && document.querySelector('[data-testid="stApp"]') &&
+                document.querySelectorAll('.js-plotly-plot').length >= plots;
+  if (!ready) { window.__idleSince = null; return false; }
+  window.__idleSince = window.__idleSince || performance.now();
+  return performance.now() - window.__idleSince > 500; }"""
