@@ -5,6 +5,7 @@ session's edits live in `st.session_state` and produce new tables, never in-plac
 """
 from __future__ import annotations
 
+import functools
 import os
 from typing import Any, Callable
 
@@ -252,6 +253,21 @@ def sync_query_params(partial: bool = False) -> None:
         for query in list(st.query_params.keys()):
             if query not in wanted:
                 del st.query_params[query]
+
+
+def fragment(function: Callable) -> Callable:
+    """st.fragment for a page section: a change of one of its widgets reruns that section only
+    (not the sidebar, not the rest of the page), and its URL-backed values still reach the URL.
+
+    Only widgets whose value nothing outside the section reads may live in it; a section that
+    changes what others show calls st.rerun() (the whole app) after the change.
+    """
+    @functools.wraps(function)
+    def section(*args, **kwargs):
+        result = function(*args, **kwargs)
+        sync_query_params(partial=True)
+        return result
+    return st.fragment(section)
 
 
 def start_query_registry() -> None:

@@ -106,6 +106,7 @@ def show_head(result, labels: list[str], token_labels: list[str], prefix: str) -
                              hide_index=True)
 
 
+@shared.fragment
 def show_one_head(token_ids: list[int], tokens: list[str], P) -> None:
     st.subheader("One attention head, every step")
     st.latex(r"H=X+P,\;Q=HW_Q,\;K=HW_K,\;V_h=HW_V,\;A=\mathrm{softmax}_{row}\!\left(\tfrac{QK^\top}{\sqrt{d_k}}+M\right),\;O=AV_h")
@@ -128,6 +129,7 @@ def show_seed000() -> None:
         show_head(result, ["0", "1"], ["p0", "p1"], "attn_seed000")
 
 
+@shared.fragment
 def show_permutation(token_ids: list[int], tokens: list[str]) -> None:
     st.subheader("Permutation demo (seed 003: where each word sits)")
     if len(token_ids) < 2:
@@ -145,6 +147,7 @@ def show_permutation(token_ids: list[int], tokens: list[str]) -> None:
     st.caption("Without positions, unrestricted self-attention treats a row permutation consistently.")
 
 
+@shared.fragment
 def show_context_demo() -> None:
     st.subheader("Context demo (seed 001): same token, same position, different neighbours")
     lab = seed001_lab_table()

@@ -67,6 +67,7 @@ def drawn_rows(rows: list[int]) -> tuple[np.ndarray, list[str]]:
     return shown, hover_of(shown)
 
 
+@shared.fragment
 def show_pca(rows: list[int], shown: np.ndarray, hover: list[str]) -> None:
     st.subheader("PCA projection of the whole table")
     c1, c2 = st.columns(2)
@@ -104,12 +105,13 @@ def show_pca(rows: list[int], shown: np.ndarray, hover: list[str]) -> None:
               if isinstance(p.get("customdata"), int) and 0 <= p["customdata"] < len(shown)]
     if picked and table.tokens[picked[0]] != search_text():
         shared.set_kept("geo_query", table.tokens[picked[0]])
-        st.rerun()  # redraw with the picked token highlighted and its neighbours listed
+        st.rerun()  # the whole app: the neighbours below and the highlight both follow the pick
     st.caption("The basis is fixed per table (signs normalised), so points do not jump between reruns. "
                + ("Click a point to list its nearest neighbours below." if dims == 2 or k < 3 else
                   "Hover a point to read its token; switch to 2-D to pick one by clicking."))
 
 
+@shared.fragment
 def show_arrows(rows: list[int]) -> None:
     st.subheader("Vectors as arrows: cosine vs dot product")
     preset = st.toggle("Seed 003 preset: h = (2, 1), w = (3, −1)", key="geo_preset_h_w")

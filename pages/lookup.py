@@ -177,7 +177,7 @@ def show_resize() -> None:
         display.show_figure(fig, key="lookup_resize_fig")
 
 
-@st.fragment
+@shared.fragment
 def lookup_of_the_text() -> None:
     """Everything that follows the text. A fragment: typing reruns this part only, not the
     sidebar or the rest of the page. Edits change the table, so they rerun the whole app."""
@@ -196,7 +196,6 @@ def lookup_of_the_text() -> None:
         show_rename(report)
     if show_edit(report):
         st.rerun()                      # the table changed: every part of the app reads it again
-    shared.sync_query_params(partial=True)
 
 
 lookup_of_the_text()

@@ -98,6 +98,23 @@ def test_url_reopens_the_same_view(server, page):
     assert "GPT-2 ids" in fresh.locator('[data-testid="stSidebar"]').inner_text()
 
 
+def test_sections_rerun_alone_and_keep_the_url(server, page):
+    """Fragments (a head's toggles, the PCA colour) redraw their figures and update their own URL
+    parameters without dropping the others."""
+    page.goto(f"{server}/attention?table=seed004&text=The+cat+is")
+    wait_until_idle(page, 10)
+    page.get_by_text("Causal mask", exact=True).click()
+    page.wait_for_function("() => location.search.includes('causal=False')", timeout=30_000)
+    wait_until_idle(page, 10)
+    assert "text=The+cat+is" in page.url and "table=seed004" in page.url
+    page.goto(f"{server}/geometry?table=seed004&tokens=cat+dog")
+    wait_until_idle(page, 5)
+    page.get_by_text("vector norm", exact=True).click()
+    page.wait_for_function("() => location.search.includes('colour=norm')", timeout=30_000)
+    wait_until_idle(page, 5)
+    assert "tokens=cat+dog" in page.url and page.locator('[data-testid="stException"]').count() == 0
+
+
 def test_geometry_draws_2d_and_3d(server, page):
     page.goto(f"{server}/geometry?table=seed001-lab&dims=2")
     wait_until_idle(page, 5)

@@ -33,7 +33,7 @@ def test_step_matches_autograd():
     loss.backward()
     step = lab_step()
     np.testing.assert_allclose(step.grad, x.grad.numpy(), atol=1e-12)
-    assert step.loss_before == pytest.approx(float(loss))
+    assert step.loss_before == pytest.approx(float(loss.detach()))
     np.testing.assert_allclose(step.x_after, (x - 0.4 * x.grad).detach().numpy())
 
 
