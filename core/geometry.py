@@ -8,6 +8,8 @@ from functools import cached_property
 
 import numpy as np
 
+from core.blocks import float32_blocks, loaded_torch, torch_view
+
 
 @dataclass(frozen=True, eq=False)
 class PCAResult:
@@ -29,59 +31,6 @@ class PCAResult:
     def project(self, vectors: np.ndarray) -> np.ndarray:
         """vectors (n, d) -> (n, k) in this fixed basis."""
         return (np.asarray(vectors, dtype=np.float64) - self.mean) @ self.components.T
-
-
-_BLOCK_VALUES = 1 << 22   # ~16 MB of float32 per block: big blocks keep BLAS at full speed
-
-
-def float32_blocks(weight: np.ndarray):
-    """(V, d) -> (start, (b, d) float32 block) pairs covering every row in order.
-
-    A float32 table is one block (no copy). Any other dtype is converted into one reused
-    buffer, block by block, so a float16 model table never gets a second, float32 copy in
-    memory. The buffer is overwritten by the next block: use each block before asking for
-    the next one.
-    """
-    if weight.dtype == np.float32:
-        yield 0, weight
-        return
-    rows = max(1, _BLOCK_VALUES // max(1, weight.shape[1]))
-    buffer = np.empty((min(rows, weight.shape[0]), weight.shape[1]), dtype=np.float32)
-    for start in range(0, weight.shape[0], rows):
-        block = weight[start:start + rows]
-        yield start, convert_into(buffer[:len(block)], block)
-
-
-def convert_into(out: np.ndarray, block: np.ndarray) -> np.ndarray:
-    """Copy block (b, d) into the float32 array out (b, d) and return out. Exact: every
-    float16 is a float32. float16 goes through torch when a model page already loaded it
-    (its conversion is several times faster than numpy's here)."""
-    if block.dtype == np.float16 and _loaded_torch() is not None:
-        _torch_view(out).copy_(_torch_view(block))
-    else:
-        np.copyto(out, block, casting="unsafe")
-    return out
-
-
-def as_float32(block: np.ndarray) -> np.ndarray:
-    """A new float32 copy of a block (b, d)."""
-    return convert_into(np.empty(block.shape, dtype=np.float32), block)
-
-
-def _loaded_torch():
-    """torch if some page already imported it, else None (never imported just for speed)."""
-    import sys
-
-    return sys.modules.get("torch")
-
-
-def _torch_view(array: np.ndarray):
-    """A tensor sharing the array's memory; read-only arrays are only ever read through it."""
-    import warnings
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UserWarning)   # torch warns about read-only arrays
-        return _loaded_torch().from_numpy(np.ascontiguousarray(array))
 
 
 def possible_components(vocab_size: int, width: int, wanted: int) -> int:
@@ -254,11 +203,11 @@ def _half_precision_nearest(weight, query_row: int, k: int, metric: str, norms: 
     largest lower bound can be in the exact top k; those few are rescored in float32. torch
     is used only when a model page already loaded it, never imported for this.
     """
-    torch = _loaded_torch()
+    torch = loaded_torch()
     if weight.dtype != np.float16 or torch is None:
         return None, None
     with torch.no_grad():
-        dots = torch.nn.functional.linear(_torch_view(weight[query_row])[None], _torch_view(weight))
+        dots = torch.nn.functional.linear(torch_view(weight[query_row])[None], torch_view(weight))
     dots = dots[0].float().numpy()                                          # (V,)
     if np.isinf(dots).any():                       # fp16 overflow: scan in float32 instead
         return None, None

@@ -5,7 +5,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from core.geometry import as_float32
+from core.blocks import as_float32
 
 _CHUNK = 4096  # rows per chunk of the pairwise tree (bounds its temporary arrays; fastest here)
 

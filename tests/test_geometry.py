@@ -203,3 +203,15 @@ def test_id_gap_with_cached_norms_equals_without():
     ids = np.random.default_rng(5).permutation(5000)[:500]
     assert id_gap_correlation(weight, ids, norms=row_norms(weight)) == pytest.approx(
         id_gap_correlation(weight, ids), abs=1e-9)
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float64, np.float32])
+def test_float32_blocks_cover_every_row_exactly(monkeypatch, dtype):
+    import core.blocks as blocks
+
+    monkeypatch.setattr(blocks, "_BLOCK_VALUES", 7 * 5)             # 7 rows of 5 per block
+    weight = np.random.default_rng(1).standard_normal((30, 5)).astype(dtype)
+    pieces = [(start, block.copy()) for start, block in blocks.float32_blocks(weight)]
+    assert [start for start, _ in pieces] == ([0] if dtype == np.float32 else list(range(0, 30, 7)))
+    np.testing.assert_array_equal(np.concatenate([b for _, b in pieces]), weight.astype(np.float32))
+    assert all(b.dtype == np.float32 for _, b in pieces)
