@@ -104,3 +104,29 @@ def test_bad_edits(args, message):
 def test_bad_resize():
     with pytest.raises(ValueError, match="add between 1 and 1000 rows"):
         resize_table(seed001_lab_table(), 0)
+
+
+def test_token_index_equals_a_dict_with_first_rows_winning():
+    from core.tables import TokenIndex
+
+    rng = np.random.default_rng(0)
+    tokens = ["".join(rng.choice(list("abcAB"), size=rng.integers(1, 4))) for _ in range(3000)]
+    first, first_lower = {}, {}
+    for row, token in enumerate(tokens):
+        first.setdefault(token, row)
+        first_lower.setdefault(token.lower(), row)
+    exact, lower = TokenIndex(tokens), TokenIndex(tokens, str.lower)
+    for token in set(tokens) | {"zz", ""}:
+        assert exact.get(token) == first.get(token)
+        assert lower.get(token.lower()) == first_lower.get(token.lower())
+
+
+def test_token_index_checks_strings_when_hashes_collide():
+    from core.tables import TokenIndex
+
+    class Colliding(str):                     # every string hashes alike
+        def __hash__(self):
+            return 7
+
+    index = TokenIndex([Colliding(w) for w in ("cat", "dog", "cat", "eel")])
+    assert [index.get(Colliding(w)) for w in ("cat", "dog", "eel", "fox")] == [0, 1, 3, None]
