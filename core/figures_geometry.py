@@ -41,30 +41,14 @@ def pca_scatter(coords: np.ndarray, tokens, ids, title: str, colour_values=None,
         traces.append(_points(coords, hover, three_d, marker, "tokens", customdata=list(range(len(coords)))))
     # Thousands of points: plotly's per-element validation would dominate the page's rerun.
     fig = go.Figure(data=traces, _validate=False)
-    labelled = [i for i in labelled if 0 <= i < len(coords)]
-    if labelled:
-        chosen = coords[labelled]
-        text = [tokens[i] for i in labelled]
-        style = dict(mode="markers+text", text=text, textposition="top center", name="chosen",
-                     marker=dict(size=11, color="#f97316", line=dict(color="black", width=1)),
-                     hovertext=[hover[i] for i in labelled], hoverinfo="text",
-                     textfont=dict(size=15), customdata=labelled)
-        if three_d:
-            fig.add_trace(go.Scatter3d(x=chosen[:, 0], y=chosen[:, 1], z=chosen[:, 2], **style))
-        else:
-            fig.add_trace(go.Scatter(x=chosen[:, 0], y=chosen[:, 1], **style))
-    highlighted = [i for i in highlighted if 0 <= i < len(coords)]
-    if highlighted:
-        found = coords[highlighted]
-        style = dict(mode="markers+text", text=[tokens[i] for i in highlighted], textposition="bottom center",
-                     name="searched", marker=dict(size=18, color="#facc15", symbol="diamond",
-                                                  line=dict(color="black", width=2)),
-                     hovertext=[hover[i] for i in highlighted], hoverinfo="text", textfont=dict(size=16),
-                     customdata=highlighted)
-        if three_d:
-            fig.add_trace(go.Scatter3d(x=found[:, 0], y=found[:, 1], z=found[:, 2], **style))
-        else:
-            fig.add_trace(go.Scatter(x=found[:, 0], y=found[:, 1], **style))
+    marked = [("chosen", [i for i in labelled if 0 <= i < len(coords)], -22,
+               dict(size=11, color="#f97316", line=dict(color="black", width=1))),
+              ("searched", [i for i in highlighted if 0 <= i < len(coords)], 24,
+               dict(size=18, color="#facc15", symbol="diamond", line=dict(color="black", width=2)))]
+    for name, rows, offset, marker in marked:
+        if rows:
+            _add_marked(fig, coords[rows], [tokens[i] for i in rows], [hover[i] for i in rows], rows,
+                        name, marker, offset, three_d)
     if three_d:
         fig.update_layout(scene=dict(xaxis_title="PC1", yaxis_title="PC2", zaxis_title="PC3"))
     else:
@@ -72,6 +56,21 @@ def pca_scatter(coords: np.ndarray, tokens, ids, title: str, colour_values=None,
         fig.update_yaxes(title="PC2", scaleanchor="x", scaleratio=1)
     fig.update_layout(legend=dict(orientation="h", y=-0.12))
     return base_layout(fig, title, height)
+
+
+def _add_marked(fig, points, labels, hover, rows, name, marker, offset, three_d) -> None:
+    """Chosen or searched tokens: big markers with their token written beside them. In 2-D the
+    labels are annotations on a light box, readable on top of thousands of points."""
+    style = dict(name=name, marker=marker, hovertext=hover, hoverinfo="text", customdata=rows)
+    if three_d:
+        fig.add_trace(go.Scatter3d(x=points[:, 0], y=points[:, 1], z=points[:, 2], mode="markers+text",
+                                   text=labels, textposition="top center", textfont=dict(size=15), **style))
+        return
+    fig.add_trace(go.Scatter(x=points[:, 0], y=points[:, 1], mode="markers", **style))
+    for (x, y), label in zip(points, labels):
+        fig.add_annotation(x=x, y=y, text=label, showarrow=True, arrowhead=0, arrowwidth=1, ax=0, ay=offset,
+                           bgcolor="rgba(255,255,255,0.88)", bordercolor=marker["color"], borderpad=2,
+                           font=dict(size=14, color="#111"))
 
 
 def _points(coords, hover, three_d, marker, name, customdata: list[int]) -> dict:

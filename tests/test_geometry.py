@@ -215,3 +215,20 @@ def test_float32_blocks_cover_every_row_exactly(monkeypatch, dtype):
     assert [start for start, _ in pieces] == ([0] if dtype == np.float32 else list(range(0, 30, 7)))
     np.testing.assert_array_equal(np.concatenate([b for _, b in pieces]), weight.astype(np.float32))
     assert all(b.dtype == np.float32 for _, b in pieces)
+
+
+@pytest.mark.parametrize("dims", [2, 3])
+def test_pca_scatter_names_the_chosen_and_searched_tokens(dims):
+    from core.figures_geometry import pca_scatter
+
+    coords = np.arange(5 * dims, dtype=float).reshape(5, dims)
+    tokens = ["a", "b", "c", "d", "e"]
+    fig = pca_scatter(coords, tokens, np.arange(5), "t", colour_values=np.arange(5), labelled=[1, 3],
+                      highlighted=[4])
+    named = {trace.name: trace for trace in fig.data}
+    assert list(named["chosen"].customdata) == [1, 3] and list(named["searched"].customdata) == [4]
+    written = ([a.text for a in fig.layout.annotations] if dims == 2
+               else list(named["chosen"].text) + list(named["searched"].text))
+    assert written == ["b", "d", "e"]
+    if dims == 2:  # each label sits on its point
+        assert [(a.x, a.y) for a in fig.layout.annotations] == [(2.0, 3.0), (6.0, 7.0), (8.0, 9.0)]
