@@ -30,8 +30,12 @@ def format_number(value: float, digits: int = 2) -> str:
 
 def matrix_heatmap(matrix: np.ndarray, title: str, row_labels=None, column_labels=None,
                    highlight_rows=(), symmetric: bool = True, digits: int = 2,
-                   hover_text=None, height: int | None = None, zero_centred: bool = True) -> go.Figure:
-    """(R, C) matrix -> annotated heatmap; title gets the shape; highlighted rows are boxed."""
+                   hover_text=None, height: int | None = None, zero_centred: bool = True,
+                   colour_scale_bar: bool = True) -> go.Figure:
+    """(R, C) matrix -> annotated heatmap; title gets the shape; highlighted rows are boxed.
+
+    colour_scale_bar=False drops the colour bar where the cells' own numbers say it all
+    (one-hot 0/1, or a matrix shown next to one that has the bar)."""
     matrix = np.asarray(matrix, dtype=np.float64)
     rows, columns = matrix.shape
     row_labels = [str(r) for r in range(rows)] if row_labels is None else [str(r) for r in row_labels]
@@ -47,7 +51,7 @@ def matrix_heatmap(matrix: np.ndarray, title: str, row_labels=None, column_label
         z=shown, x=column_labels, y=row_labels,
         colorscale=DIVERGING if zero_centred else SEQUENTIAL,
         zmin=-bound if zero_centred else min(0.0, float(finite.min()) if finite.size else 0.0),
-        zmax=bound, colorbar=dict(thickness=12), xgap=1, ygap=1)
+        zmax=bound, colorbar=dict(thickness=12), showscale=colour_scale_bar, xgap=1, ygap=1)
     if hover_text is not None:
         heatmap.update(customdata=hover_text, hovertemplate="%{customdata}<extra></extra>")
     elif annotated:  # exact cell values (−∞ included) in the hover; large matrices use %{z}

@@ -71,7 +71,8 @@ def show_one_hot(report) -> None:
     column_ids = [int(table.ids[r]) for r in report.selector_rows]
     partial = len(report.selector_rows) < table.vocab_size
     title = "S (one-hot rows)" + (" — only the columns of ids that occur; all others are 0" if partial else "")
-    fig = matrix_heatmap(report.selector, title, report.tokens, column_ids, digits=0, zero_centred=False)
+    fig = matrix_heatmap(report.selector, title, report.tokens, column_ids, digits=0, zero_centred=False,
+                         colour_scale_bar=False)
     display.figure_with_csv(fig, report.selector, "S_one_hot", report.tokens, column_ids)
     matches = one_hot_matches(table, report)
     T, d = report.X.shape
@@ -124,7 +125,7 @@ def show_rename(report) -> None:
         st.markdown("**Ids and rows permuted together**")
         st.write("✅ lookup unchanged" if demo.unchanged_rows_moved else "❌ lookup changed")
         display.show_figure(matrix_heatmap(demo.X_rows_moved, "X after renaming ids + rows",
-                                          report.tokens), key="lookup_rename_moved")
+                                          report.tokens, colour_scale_bar=False), key="lookup_rename_moved")
     with right:
         st.markdown("**Ids renamed, rows left in place** (a new tokenizer on an old model)")
         if demo.wrong_positions:
@@ -133,7 +134,7 @@ def show_rename(report) -> None:
         else:
             st.write("These positions happen to read the same rows (a fixed point of the permutation).")
         display.show_figure(matrix_heatmap(demo.X_ids_only, "X after renaming ids only",
-                                          report.tokens), key="lookup_rename_ids")
+                                          report.tokens, colour_scale_bar=False), key="lookup_rename_ids")
 
 
 def show_edit(report) -> bool:
