@@ -104,7 +104,7 @@ def cached_norms(table: EmbeddingTable) -> np.ndarray:
 def _id_gap_by_key(key: str, _weight: np.ndarray, _ids: np.ndarray, _norms: np.ndarray) -> float:
     from core.id_gap import id_gap_correlation
 
-    value = id_gap_correlation(_weight, _ids, norms=_norms)   # its unit rows are a temporary, freed here
+    value = id_gap_correlation(_weight, _ids, norms=_norms)   # its chunks are temporaries, freed here
     release_memory()
     return value
 

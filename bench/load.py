@@ -23,10 +23,11 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
 from browser import (CHROMIUM, FIGURE_CHANGED_JS, FLAGS, IDLE_JS, MARK_FIGURE_JS,  # noqa: E402
-                     free_port, start_server)
+                     RESET_IDLE_JS, free_port, start_server)
 
 async def idle(page, plots: int, timeout: float = 120) -> None:
-    await page.wait_for_function(IDLE_JS, arg=plots, timeout=timeout * 1000, polling=100)
+    await page.evaluate(RESET_IDLE_JS)
+    await page.wait_for_function(IDLE_JS, arg=[plots, 500], timeout=timeout * 1000, polling=100)
 
 
 async def figure_change(page, index: int, action) -> float:

@@ -12,7 +12,8 @@ KIND_COLOURS = {
 }
 
 
-def _hover(tokens, ids) -> list[str]:
+def hover_texts(tokens, ids) -> list[str]:
+    """Hover text of each point: "'token' · id 123"."""
     return [f"{token!r} · id {int(token_id)}" for token, token_id in zip(tokens, ids)]
 
 
@@ -26,7 +27,7 @@ def pca_scatter(coords: np.ndarray, tokens, ids, title: str, colour_values=None,
     """
     coords = np.asarray(coords, dtype=np.float64)
     three_d = coords.shape[1] >= 3
-    hover = np.asarray(_hover(tokens, ids) if hover is None else hover)
+    hover = np.asarray(hover_texts(tokens, ids) if hover is None else hover)
     traces = []
     if kinds is not None:
         kinds = np.asarray(kinds)
@@ -134,7 +135,7 @@ def norm_by_id_figure(ids, norms, tokens, title: str, kinds=None, hover=None) ->
     """Vector norm against token id (WebGL): tokenizer structure shows up as bands."""
     ids = np.asarray(ids)
     norms = np.asarray(norms, dtype=np.float64)
-    hover = np.asarray(_hover(tokens, ids) if hover is None else hover)
+    hover = np.asarray(hover_texts(tokens, ids) if hover is None else hover)
     kinds = np.asarray(["rows"] * len(ids) if kinds is None else kinds)
     traces = []
     for kind in dict.fromkeys(kinds.tolist()):

@@ -171,10 +171,9 @@ def nearest(weight: np.ndarray, query_row: int, k: int, metric: str = "cosine",
 
 
 def _exact_dots(weight: np.ndarray, query: np.ndarray) -> np.ndarray:
-    """(V, d) · (d,) -> (V,) float32 dots, block by block for tables that are not float32."""
-    if weight.dtype == np.float32:
-        return weight @ query
-    return np.concatenate([block @ query for _, block in float32_blocks(weight)])
+    """(V, d) · (d,) -> (V,) float32 dots (one matvec for a float32 table, else block by block)."""
+    dots = [block @ query for _, block in float32_blocks(weight)]
+    return dots[0] if len(dots) == 1 else np.concatenate(dots)
 
 
 def _nearness(dots: np.ndarray, norms: np.ndarray, query_norm: float, metric: str) -> np.ndarray:

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from core.blocks import as_float32
+from core.geometry import row_norms
 
 _CHUNK = 4096  # rows per chunk of the pairwise tree (bounds its temporary arrays; fastest here)
 
@@ -99,8 +100,6 @@ def id_gap_correlation(weight: np.ndarray, ids=None, norms: np.ndarray | None = 
     weight (V, d); ids (V,) token ids, default row indices; `norms` (V,) the cached row norms,
     if at hand. No sampling.
     """
-    from core.geometry import row_norms
-
     weight = np.asarray(weight)
     ids = np.arange(weight.shape[0]) if ids is None else np.asarray(ids, dtype=np.int64)
     norms = row_norms(weight) if norms is None else np.asarray(norms)
@@ -132,8 +131,6 @@ def sample_pairs(weight: np.ndarray, ids: np.ndarray, count: int, seed: int = 0,
 
     Only the sampled rows are read: cos = e_a·e_b / (|e_a| |e_b|) with the cached norms.
     """
-    from core.geometry import row_norms
-
     norms = row_norms(weight) if norms is None else norms
     valid = np.flatnonzero(norms > 0)
     if len(valid) < 2:

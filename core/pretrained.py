@@ -266,7 +266,8 @@ def load_table(name: str) -> EmbeddingTable:
     if name != "glove-50d":
         raise ValueError(f"unknown table {name!r}: the built-in tables are {', '.join(BUILTIN_TABLES)}")
     folder = glove_dir()
-    # read, not memory-mapped: a mapped file would be copied by the table and then count twice
+    # The file is Fortran-ordered, so the table makes a C-ordered copy anyway; reading it (not
+    # mapping it) leaves no mapped file pages behind that would count in the server's RSS.
     weight = np.load(folder / "glove_6B_50d_emb.npy", allow_pickle=False)
     words = tuple(_glove_words_file(folder).read_text(encoding="utf-8").split("\n"))
     if len(words) != weight.shape[0]:

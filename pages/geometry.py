@@ -9,7 +9,8 @@ import caches
 import display
 import shared
 from core.figures import format_number, matrix_heatmap
-from core.figures_geometry import arrows_figure, id_gap_scatter, norm_by_id_figure, pca_scatter
+from core.figures_geometry import (arrows_figure, hover_texts, id_gap_scatter, norm_by_id_figure,
+                                   pca_scatter)
 from core.geometry import (compare_vectors, cosine_matrix, dot_product_formula, find_tokens,
                            plot_sample, possible_components, resolve_tokens, TOKEN_KINDS)
 from core.id_gap import sample_pairs, spearman
@@ -39,10 +40,6 @@ def kinds_of(rows) -> list[str]:
     return [TOKEN_KINDS[code] for code in caches.token_kind_codes(table)[rows]]
 
 
-def hover_of(rows) -> list[str]:
-    return [f"{table.tokens[r]!r} · id {int(table.ids[r])}" for r in rows]
-
-
 def search_text() -> str:
     """The neighbour search box's text, settled before any figure is drawn.
 
@@ -60,15 +57,15 @@ def query_row() -> list[int]:
     return [exact] if exact is not None else find_tokens(table.tokens, query, limit=1)
 
 
-def drawn_rows(rows: list[int]) -> tuple[np.ndarray, list[str]]:
+def drawn_rows(rows: list[int], searched: list[int]) -> tuple[np.ndarray, list[str]]:
     """The rows both scatter plots draw (all, or a seeded sample plus the chosen and searched
     tokens) and their hover texts, built once per rerun."""
-    shown = plot_sample(table.vocab_size, shared.MAX_PLOT_POINTS, must_include=rows + query_row())
-    return shown, hover_of(shown)
+    shown = plot_sample(table.vocab_size, shared.MAX_PLOT_POINTS, must_include=rows + searched)
+    return shown, hover_texts([table.tokens[r] for r in shown], table.ids[shown])
 
 
 @shared.fragment
-def show_pca(rows: list[int], shown: np.ndarray, hover: list[str]) -> None:
+def show_pca(rows: list[int], searched: list[int], shown: np.ndarray, hover: list[str]) -> None:
     st.subheader("PCA projection of the whole table")
     c1, c2 = st.columns(2)
     dims = shared.kept_widget(c1.radio, "Dimensions", "geo_dims", 2, query="dims",
@@ -82,7 +79,6 @@ def show_pca(rows: list[int], shown: np.ndarray, hover: list[str]) -> None:
     if k < dims:
         st.warning(f"This table has {table.vocab_size} rows and {table.width} coordinates: PCA can "
                    f"give at most {k} component(s), so the plot uses {k}.")
-    searched = query_row()
     if len(shown) < table.vocab_size:
         st.caption(f"Drawing a seeded random sample of {len(shown):,} of {table.vocab_size:,} rows "
                    "(plus the chosen tokens); the projection and its statistics use every row.")
@@ -180,7 +176,8 @@ def show_id_gap(rows: list[int]) -> None:
     st.caption("An id is an address: a small gap does not mean similar vectors (seed 004).")
 
 
-def show_neighbours() -> None:
+def show_neighbours(matches: list[int]) -> None:
+    """matches: the searched row (query_row()), or none."""
     st.subheader("Nearest neighbours")
     c1, c2, c3 = st.columns([2, 1, 1])
     query = shared.kept_widget(c1.text_input, "Find a token", "geo_query", search_text(), query="query",
@@ -190,7 +187,6 @@ def show_neighbours() -> None:
     metric = shared.kept_widget(c3.radio, "Metric", "geo_metric", "cosine", query="metric",
                                 parse=shared.parse_choice(["cosine", "euclidean"]),
                                 options=["cosine", "euclidean"])
-    matches = query_row()
     if not matches:
         st.warning(f"No token matches {query!r}. Vocabulary: {table.vocabulary_text(20)}")
         return
@@ -224,9 +220,10 @@ def show_heatmap_and_norms(rows: list[int], shown: np.ndarray, hover: list[str])
 
 
 rows = chosen_rows()
-shown_rows, shown_hover = drawn_rows(rows)
-show_pca(rows, shown_rows, shown_hover)
+searched_rows = query_row()          # a substring search can scan the whole vocabulary: once
+shown_rows, shown_hover = drawn_rows(rows, searched_rows)
+show_pca(rows, searched_rows, shown_rows, shown_hover)
 show_arrows(rows)
 show_id_gap(rows)
-show_neighbours()
+show_neighbours(searched_rows)
 show_heatmap_and_norms(rows, shown_rows, shown_hover)

@@ -49,21 +49,13 @@ def chromium_available() -> bool:
 
 
 def wait_until_idle(page, plots: int = 0, timeout: float = 90.0) -> None:
-    """Wait until the script stopped running and at least `plots` figures are drawn."""
-    page.wait_for_selector('[data-testid="stApp"]', timeout=timeout * 1000)
-    deadline = time.time() + timeout
-    stable_since = None
-    while time.time() < deadline:
-        running = page.locator('[data-testid="stStatusWidget"], [data-testid="stSpinner"]').count() > 0
+    """Wait until the script stopped running and at least `plots` figures are drawn (for 1 s)."""
+    try:
+        page.evaluate(RESET_IDLE_JS)     # idle from now on, not since an earlier wait
+        page.wait_for_function(IDLE_JS, arg=[plots, 1000], timeout=timeout * 1000, polling=200)
+    except Exception as error:  # playwright's TimeoutError: say what the page showed
         drawn = page.locator(".js-plotly-plot").count()
-        if not running and drawn >= plots:
-            stable_since = stable_since or time.time()
-            if time.time() - stable_since > 1.0:
-                return
-        else:
-            stable_since = None
-        time.sleep(0.2)
-    raise AssertionError(f"page not idle after {timeout} s ({page.locator('.js-plotly-plot').count()} plots)")
+        raise AssertionError(f"page not idle after {timeout} s ({drawn} plots)") from error
 
 
 # In-page probes (evaluated by the renderer itself: no driver round trip per poll).
@@ -75,11 +67,12 @@ FIGURE_CHANGED_JS = """(i) => { const gd = document.querySelectorAll('.js-plotly
   if (!gd || (gd === p.gd && gd.data === p.data)) return false;
   if (JSON.stringify(gd.data) !== p.json) return true;
   p.gd = gd; p.data = gd.data; return false; }"""
-# True once no script runs, no spinner shows and at least `plots` figures are drawn, for 0.5 s.
-IDLE_JS = """(plots) => {
+RESET_IDLE_JS = "() => { window.__idleSince = null; }"
+# True once no script runs, no spinner shows and at least `plots` figures are drawn, for `stable` ms.
+IDLE_JS = """([plots, stable]) => {
   const busy = document.querySelector('[data-testid="stStatusWidget"], [data-testid="stSpinner"]');
   const ready = !busy && document.querySelector('[data-testid="stApp"]') &&
                 document.querySelectorAll('.js-plotly-plot').length >= plots;
   if (!ready) { window.__idleSince = null; return false; }
   window.__idleSince = window.__idleSince || performance.now();
-  return performance.now() - window.__idleSince > 500; }"""
+  return performance.now() - window.__idleSince > stable; }"""
