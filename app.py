@@ -116,6 +116,7 @@ def shell():
     presenting = _presentation_mode()
     st.set_page_config(page_title="Embedding Lens", page_icon="🔭", layout="wide",
                        initial_sidebar_state="collapsed" if presenting else "auto")
+    display.base_css()
     if presenting:
         display.presentation_css()
     page = st.navigation(PAGES)

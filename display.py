@@ -50,6 +50,14 @@ def figure_with_csv(fig, matrix: np.ndarray, name: str, row_labels=None, column_
     csv_button(matrix, name, row_labels, column_labels, key=f"csv_{key or name}")
 
 
+def base_css() -> None:
+    """Long metric values ("30,522 × 384 = 11,720,448") wrap instead of ending in "…"."""
+    st.markdown("""<style>
+      [data-testid="stMetricValue"], [data-testid="stMetricValue"] * {
+        white-space: normal !important; overflow: visible !important; text-overflow: clip !important; }
+      </style>""", unsafe_allow_html=True)
+
+
 def presentation_css() -> None:
     """Larger type for projecting on a screen."""
     st.markdown("""<style>
@@ -57,7 +65,8 @@ def presentation_css() -> None:
       [data-testid="stWidgetLabel"] p, [data-testid="stCaptionContainer"] { font-size: 1.3rem !important; }
       h1 { font-size: 3.2rem !important; } h2 { font-size: 2.4rem !important; }
       h3 { font-size: 1.9rem !important; }
-      [data-testid="stMetricValue"] div { font-size: 2.8rem !important; }
+      [data-testid="stMetric"] [data-testid="stMetricValue"],
+      [data-testid="stMetric"] [data-testid="stMetricValue"] p { font-size: 2.8rem !important; }
       .katex { font-size: 1.5em !important; }
       </style>""", unsafe_allow_html=True)
 
