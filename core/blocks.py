@@ -8,31 +8,48 @@ from __future__ import annotations
 import numpy as np
 
 _BLOCK_VALUES = 1 << 22   # ~16 MB of float32 per block: big blocks keep BLAS at full speed
+_INLINE_VALUES = 1 << 15  # torch's parallel grain size: smaller copies run on the calling thread
 
 
-def float32_blocks(weight: np.ndarray):
+def float32_blocks(weight: np.ndarray, ones_column: bool = False):
     """(V, d) -> (start, (b, d) float32 block) pairs covering every row in order.
 
     A float32 table is one block (no copy). Any other dtype is converted into one reused
     buffer, block by block, so a float16 model table never gets a second, float32 copy in
     memory. The buffer is overwritten by the next block: use each block before asking for
-    the next one.
+    the next one. With ones_column every table is converted, and each block is (b, d + 1):
+    its last column is ones, so a Gram of the block also yields its column sums.
     """
-    if weight.dtype == np.float32:
+    if weight.dtype == np.float32 and not ones_column:
         yield 0, weight
         return
-    rows = max(1, _BLOCK_VALUES // max(1, weight.shape[1]))
-    buffer = np.empty((min(rows, weight.shape[0]), weight.shape[1]), dtype=np.float32)
+    width = weight.shape[1]
+    rows = max(1, _BLOCK_VALUES // max(1, width))
+    buffer = np.empty((min(rows, weight.shape[0]), width + ones_column), dtype=np.float32)
+    buffer[:, width:] = 1.0
     for start in range(0, weight.shape[0], rows):
         block = weight[start:start + rows]
-        yield start, convert_into(buffer[:len(block)], block)
+        convert_into(buffer[:len(block), :width], block)
+        yield start, buffer[:len(block)]
 
 
 def convert_into(out: np.ndarray, block: np.ndarray) -> np.ndarray:
     """Copy block (b, d) into the float32 array out (b, d) and return out. Exact: every
-    float16 is a float32. numpy, not torch: torch's conversion alone is faster, but its
-    threads then spin against numpy's BLAS in the product that follows (PCA +15 %)."""
-    np.copyto(out, block, casting="unsafe")
+    float16 is a float32.
+
+    float16 goes through torch when a page has loaded it: numpy's float16 cast is scalar code
+    (SmolLM2's table: 32 ms), torch's is vectorised (9 ms). The copy is cut into pieces below
+    torch's parallel grain so it runs on this thread: torch's OpenMP threads would otherwise
+    keep spinning after it, against numpy's BLAS threads in the product that follows.
+    """
+    torch = loaded_torch()
+    if torch is None or block.dtype != np.float16 or block.ndim != 2 or not len(block):
+        np.copyto(out, block, casting="unsafe")
+        return out
+    target, source = torch.from_numpy(out), torch_view(block)
+    rows = max(1, _INLINE_VALUES // max(1, block.shape[1]))
+    for start in range(0, len(block), rows):
+        target[start:start + rows].copy_(source[start:start + rows])
     return out
 
 

@@ -9,6 +9,7 @@ from functools import cached_property
 import numpy as np
 
 from core.blocks import float32_blocks, loaded_torch, torch_view
+from core.eigen import top_eigenpairs
 
 
 @dataclass(frozen=True, eq=False)
@@ -42,29 +43,41 @@ def pca(weight: np.ndarray, k: int) -> PCAResult:
     """weight (V, d) -> top-k principal components by eigendecomposition of the covariance.
 
     The (d, d) Gram matrix and the column sums are formed in float32 BLAS (fast on 400k rows;
-    a float16 table is converted block by block, never copied whole); centring and the
-    eigensolve are done in float64. Signs are fixed (largest
+    a float16 table is converted block by block, never copied whole: `gram_and_column_sums`);
+    centring and the eigensolve are done in float64. Signs are fixed (largest
     |entry| of each component positive) so the basis of a table never flips between runs.
     """
     weight = np.asarray(weight)
     vocab_size, width = weight.shape
     k = possible_components(vocab_size, width, k)
-    column_sum, gram = np.zeros(width), np.zeros((width, width))
-    for _, block in float32_blocks(weight):
-        column_sum += np.ones(len(block), dtype=np.float32) @ block
-        gram += block.T @ block                                      # (d, b) @ (b, d) -> (d, d)
+    gram, column_sum = gram_and_column_sums(weight)
     mean = column_sum / vocab_size                                   # (d,)
     covariance = (gram - vocab_size * np.outer(mean, mean)) / max(vocab_size - 1, 1)
     total = float(np.clip(np.diag(covariance), 0.0, None).sum())     # trace = sum of all eigenvalues
-    # numpy's own LAPACK: scipy's separate OpenBLAS would compete with numpy's threads
-    eigenvalues, eigenvectors = np.linalg.eigh(covariance)           # ascending
-    order = np.argsort(eigenvalues)[::-1][:k]
-    components = eigenvectors[:, order].T                            # (k, d)
+    eigenvalues, eigenvectors = top_eigenpairs(covariance, k)        # (k,) descending, (d, k)
+    components = eigenvectors.T                                      # (k, d)
     signs = np.sign(components[np.arange(k), np.abs(components).argmax(axis=1)])
     components = components * np.where(signs == 0, 1.0, signs)[:, None]
-    variance = np.clip(eigenvalues[order], 0.0, None)
+    variance = np.clip(eigenvalues, 0.0, None)
     ratio = variance / total if total > 0 else np.zeros_like(variance)
     return PCAResult(components, variance, ratio, mean, weight)
+
+
+def gram_and_column_sums(weight: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """weight (V, d) -> (Gram EᵀE (d, d), column sums (d,)), float32 products, float64 results.
+
+    A float32 table is used in place. Other dtypes are converted block by block with a column
+    of ones appended: [E | 1]ᵀ[E | 1] carries the column sums in its last row, so one BLAS call
+    per block gives both (a separate sum would read each 16 MB block again).
+    """
+    width = weight.shape[1]
+    if weight.dtype == np.float32:
+        column_sum = np.ones(len(weight), dtype=np.float32) @ weight          # (V,) @ (V, d) -> (d,)
+        return (weight.T @ weight).astype(np.float64), column_sum.astype(np.float64)
+    gram = np.zeros((width + 1, width + 1))
+    for _, block in float32_blocks(weight, ones_column=True):
+        gram += block.T @ block                                  # (d+1, b) @ (b, d+1) -> (d+1, d+1)
+    return gram[:width, :width], gram[width, :width]
 
 
 def row_norms(weight: np.ndarray) -> np.ndarray:
