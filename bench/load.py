@@ -3,7 +3,8 @@
     .venv/bin/python bench/load.py [--users 20] [--rounds 1] [--think 60] [--start-within 60]
 
 Starts the server as the README does (streamlit run app.py) on 127.0.0.1 only, first runs one
-user alone (the single-user reference), then N users at once. Users behave like people: each
+user alone (the single-user reference, three rounds), then N users at once. Users behave like
+people: each opens the app once and moves between pages with the sidebar (one session each),
 reads a page for --think seconds before changing a widget, and they arrive within the first
 --start-within seconds (0 and 0 give the zero-think-time stampede). Reports errors, p50/p95 of
 input -> new figure drawn, and server RSS before/after. Bounded: every wait has a timeout and
@@ -51,7 +52,7 @@ async def _fill(box, text):
 
 async def geometry(page, i):
     label = ["vector norm", "token kind", "token id"][i % 3]
-    return await figure_change(page, 0, lambda: page.get_by_text(label, exact=True).click())
+    return await figure_change(page, 0, lambda: page.locator('[data-testid="stRadio"]').get_by_text(label, exact=True).click())
 
 
 async def attention(page, i):
@@ -73,22 +74,45 @@ async def models(page, i):
 SCENARIO = [("lookup?table=seed004", 4, lookup), ("geometry?table=seed004", 5, geometry),
             ("attention?table=seed004", 10, attention), ("training", 5, training),
             ("models?table=minilm", 3, models)]
+TABLE_OPTIONS = {"seed004": "(seed 004)", "minilm": "MiniLM-L6"}   # text in the sidebar picker's option
+TITLES = {"lookup": "Lookup:", "geometry": "Geometry of", "attention": "Attention: where",
+          "training": "Training:", "models": "in a real model"}       # in each page's h1
+
+
+async def open_page(page, base: str, path: str, plots: int, table: str | None) -> str | None:
+    """Open a page as a person does: the first by its link, the next ones from the sidebar (the
+    app stays loaded, one session per person), picking the page's table in the sidebar first
+    if it needs another one. Returns the table now shown."""
+    name, _, query = path.partition("?")
+    wanted = query.removeprefix("table=") or table
+    if table is None:
+        await page.goto(f"{base}/{path}", timeout=120_000)
+    else:
+        if wanted != table:
+            await page.locator('[data-testid="stSidebar"] [data-testid="stSelectbox"]').click()
+            await page.get_by_role("option").filter(has_text=TABLE_OPTIONS[wanted]).click()
+            await idle(page, 0)
+        await page.locator(f'a[data-testid="stSidebarNavLink"][href$="/{name}"]').click()
+    # the last page's figures stay on screen until the new page has run: wait for its title
+    await page.locator("h1").filter(has_text=TITLES[name]).first.wait_for(timeout=120_000)
+    await idle(page, plots)
+    return wanted
 
 
 async def user(browser, base: str, rounds: int, latencies: list, errors: list,
                think: float = 0.0, start_within: float = 0.0, seed: int = 0) -> None:
-    """One person: opens each page, waits until it is drawn, changes one widget, reads the
-    result for `think` seconds (±50 %), and goes on. Arrives at a random time in start_within."""
+    """One person: opens each page (`open_page`), waits until it is drawn, reads it for `think`
+    seconds (±50 %), changes one widget, and goes on. Arrives at a random time in start_within."""
     rng = random.Random(seed)
     await asyncio.sleep(rng.uniform(0, start_within))
     context = await browser.new_context(viewport={"width": 1280, "height": 1200})
     page = await context.new_page()
+    table = None
     try:
         for round_number in range(rounds):
             for path, plots, action in SCENARIO:
                 try:
-                    await page.goto(f"{base}/{path}", timeout=120_000)
-                    await idle(page, plots)
+                    table = await open_page(page, base, path, plots, table)
                     await asyncio.sleep(think * rng.uniform(0.5, 1.5))
                     latencies.append((path.split("?")[0], await action(page, round_number)))
                     if await page.locator('[data-testid="stException"]').count():
@@ -99,24 +123,45 @@ async def user(browser, base: str, rounds: int, latencies: list, errors: list,
         await context.close()
 
 
-def _client_cpu() -> dict[str, float]:
-    """CPU seconds used so far by the load's own clients: the Chromium processes, Playwright's
-    driver (node) and this script."""
+def _client_category(process) -> str | None:
     import os
 
+    name = process.info["name"] or ""
+    if "chrom" in name:
+        return "Chromium"
+    if name == "node" or process.info["pid"] == os.getpid():
+        return "Playwright driver + this script"
+    return None
+
+
+async def meter_client_cpu(totals: dict, stop: asyncio.Event, every: float = 0.5) -> None:
+    """CPU seconds used by the load's own clients (the Chromium processes, Playwright's driver,
+    this script) from now until stop, sampled per process: a closed page's renderer process
+    takes its count with it, so each process's last sample is kept."""
     import psutil
 
-    totals = {"Chromium": 0.0, "Playwright driver + this script": 0.0}
-    for process in psutil.process_iter(["name", "pid"]):
+    seen: dict[tuple[int, float], tuple[str, float]] = {}
+    baseline: dict[tuple[int, float], float] | None = None   # what was used before the start
+    while True:
+        for process in psutil.process_iter(["name", "pid", "create_time"]):
+            try:
+                category = _client_category(process)
+                if category:
+                    seen[(process.info["pid"], process.info["create_time"])] = (
+                        category, sum(process.cpu_times()[:2]))
+            except (psutil.NoSuchProcess, psutil.AccessDenied):
+                continue
+        if baseline is None:
+            baseline = {key: seconds for key, (_, seconds) in seen.items()}
+        totals.clear()
+        for key, (category, seconds) in seen.items():
+            totals[category] = totals.get(category, 0.0) + seconds - baseline.get(key, 0.0)
+        if stop.is_set():
+            return
         try:
-            name = process.info["name"] or ""
-            if "chrom" in name:
-                totals["Chromium"] += sum(process.cpu_times()[:2])
-            elif name == "node" or process.info["pid"] == os.getpid():
-                totals["Playwright driver + this script"] += sum(process.cpu_times()[:2])
-        except (psutil.NoSuchProcess, psutil.AccessDenied):
-            continue
-    return totals
+            await asyncio.wait_for(stop.wait(), every)
+        except asyncio.TimeoutError:
+            pass
 
 
 def percentile(values, q):
@@ -138,10 +183,12 @@ async def main(users: int, rounds: int, budget: float, think: float, start_withi
             single, single_errors = [], []
             await asyncio.wait_for(user(browser, base, 1, [], []), budget)          # warm caches, load MiniLM
             # alone, reading time cannot change a latency: a short one keeps the run short
-            await asyncio.wait_for(user(browser, base, rounds, single, single_errors, min(think, 1.0)), budget)
+            # three rounds: a p95 of five latencies would be just the slowest one
+            await asyncio.wait_for(user(browser, base, max(rounds, 3), single, single_errors, min(think, 1.0)), budget)
             rss_before = server.memory_info().rss / 1e6
             server_cpu_before = sum(server.cpu_times()[:2])
-            client_cpu_before = _client_cpu()
+            client_cpu, stop_meter = {}, asyncio.Event()
+            meter = asyncio.create_task(meter_client_cpu(client_cpu, stop_meter))
             many, many_errors = [], []
             started = time.time()
             try:
@@ -153,7 +200,8 @@ async def main(users: int, rounds: int, budget: float, think: float, start_withi
             elapsed = time.time() - started
             rss_after = server.memory_info().rss / 1e6
             server_cpu = sum(server.cpu_times()[:2]) - server_cpu_before
-            client_cpu = {name: seconds - client_cpu_before[name] for name, seconds in _client_cpu().items()}
+            stop_meter.set()
+            await meter
             await browser.close()
     finally:
         process.terminate()
@@ -165,7 +213,7 @@ async def main(users: int, rounds: int, budget: float, think: float, start_withi
     lines = [
         f"{users} concurrent users × {rounds} round{'s' if rounds != 1 else ''} × {len(SCENARIO)} pages, one server, 2 cores, {elapsed:.0f} s; "
         f"each user reads a page for {think:g} s (±50 %) before changing a widget and arrives within "
-        f"the first {start_within:g} s (the single user reads for 1 s: alone, reading time changes no latency)",
+        f"the first {start_within:g} s (the single user: three rounds, reading for 1 s: alone, reading time changes no latency)",
         "",
         f"| measure | single user | {users} users | target | met |",
         "|---|---|---|---|---|",
@@ -185,8 +233,8 @@ async def main(users: int, rounds: int, budget: float, think: float, start_withi
             f"{percentile([m for n, m in many if n == name], 0.95):,.0f}"
             for name in dict.fromkeys(n for n, _ in many)),
     ]
-    if many_errors:
-        lines += ["", "Errors:"] + [f"- {e}" for e in many_errors[:20]]
+    if single_errors or many_errors:
+        lines += ["", "Errors:"] + [f"- single user: {e}" for e in single_errors[:20]] + [f"- {e}" for e in many_errors[:20]]
     return "\n".join(lines)
 
 
