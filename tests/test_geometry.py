@@ -218,6 +218,8 @@ def test_float32_blocks_cover_every_row_exactly(monkeypatch, dtype):
 
 
 def test_ones_column_blocks_carry_the_column_sums_in_their_gram(monkeypatch):
+    import torch  # noqa: F401  (loaded: float16 blocks go through torch into the strided buffer)
+
     import core.blocks as blocks
     from core.geometry import gram_and_column_sums
 
