@@ -167,7 +167,7 @@ def memory_rows(browser) -> list[dict]:
     rss = lambda: server.memory_info().rss / 1e6  # noqa: E731
     try:
         page = browser.new_page(viewport={"width": 1400, "height": 1400})
-        for name, plots in (("home", 0), ("lookup", 4), ("geometry", 5), ("attention", 10), ("training", 5)):
+        for name, plots in (("home", 0), ("lookup", 4), ("geometry", 5), ("attention", 4), ("training", 5)):
             page.goto(f"http://127.0.0.1:{port}/{name}?table=seed004")
             wait_until_idle(page, plots)
         toy = rss()

@@ -72,7 +72,7 @@ async def models(page, i):
 
 
 SCENARIO = [("lookup?table=seed004", 4, lookup), ("geometry?table=seed004", 5, geometry),
-            ("attention?table=seed004", 10, attention), ("training", 5, training),
+            ("attention?table=seed004", 4, attention), ("training", 5, training),
             ("models?table=minilm", 3, models)]
 TABLE_OPTIONS = {"seed004": "(seed 004)", "minilm": "MiniLM-L6"}   # text in the sidebar picker's option
 TITLES = {"lookup": "Lookup:", "geometry": "Geometry of", "attention": "Attention: where",

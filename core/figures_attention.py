@@ -14,21 +14,27 @@ def attention_hover(result: AttentionResult) -> np.ndarray:
     return np.array([[score_breakdown(result, i, j) for j in range(T)] for i in range(T)], dtype=object)
 
 
-def head_figures(result: AttentionResult, labels: list[str]) -> dict[str, go.Figure]:
-    """Every intermediate of one head as an annotated heatmap, keyed by its symbol."""
-    dims = lambda m: [f"{j}" for j in range(m.shape[1])]
-    mask_display = np.where(np.isfinite(result.mask), 0.0, -np.inf)
-    return {
-        "H = X + P": matrix_heatmap(result.H, "H = X + P", labels, dims(result.H)),
-        "Q = H W_Q": matrix_heatmap(result.Q, "Q = H W_Q", labels, dims(result.Q)),
-        "K = H W_K": matrix_heatmap(result.K, "K = H W_K", labels, dims(result.K)),
-        "V_h = H W_V": matrix_heatmap(result.V, "V_h = H W_V", labels, dims(result.V)),
-        "scores": matrix_heatmap(result.scores, f"scores = QKᵀ × {result.scale:.3f}", labels, labels),
-        "M": matrix_heatmap(mask_display, "M (0 allowed, −∞ masked)", labels, labels),
-        "A": matrix_heatmap(result.weights, "A = softmax_row(scores + M)", labels, labels,
-                            digits=3, zero_centred=False, hover_text=attention_hover(result)),
-        "O = A V_h": matrix_heatmap(result.output, "O = A V_h", labels, dims(result.output)),
-    }
+HEAD_STEPS = ("H = X + P", "Q = H W_Q", "K = H W_K", "V_h = H W_V", "scores", "M", "A", "O = A V_h")
+
+
+def head_matrix(result: AttentionResult, step: str) -> np.ndarray:
+    """The matrix behind one step of HEAD_STEPS: (T, d) for H, (T, d_k) Q and K, (T, d_v) V_h and
+    O, (T, T) scores, M (0 or −∞) and A."""
+    return {"H = X + P": result.H, "Q = H W_Q": result.Q, "K = H W_K": result.K, "V_h = H W_V": result.V,
+            "scores": result.scores, "M": result.mask, "A": result.weights, "O = A V_h": result.output}[step]
+
+
+def head_figure(result: AttentionResult, labels: list[str], step: str) -> go.Figure:
+    """One intermediate of one head (a step of HEAD_STEPS) as an annotated heatmap."""
+    matrix = head_matrix(result, step)
+    if step == "scores":
+        return matrix_heatmap(matrix, f"scores = QKᵀ × {result.scale:.3f}", labels, labels)
+    if step == "M":
+        return matrix_heatmap(np.where(np.isfinite(matrix), 0.0, -np.inf), "M (0 allowed, −∞ masked)", labels, labels)
+    if step == "A":
+        return matrix_heatmap(matrix, "A = softmax_row(scores + M)", labels, labels,
+                              digits=3, zero_centred=False, hover_text=attention_hover(result))
+    return matrix_heatmap(matrix, step, labels, [f"{j}" for j in range(matrix.shape[1])])
 
 
 def attention_mosaic(attentions: np.ndarray, title: str) -> go.Figure:

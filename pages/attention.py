@@ -12,7 +12,7 @@ from core.attention import (attention_head, identity_projection, random_projecti
                             seed000_example, shifted_targets, sinusoidal_positions)
 from core.context_demo import compare_contexts, permutation_check
 from core.figures import format_number, grouped_bars
-from core.figures_attention import head_figures
+from core.figures_attention import HEAD_STEPS, head_figure, head_matrix
 from core.lookup import lookup
 from core.toy_tables import seed001_lab_table
 
@@ -89,21 +89,19 @@ def projections(d: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return identity_projection(d, d_k), identity_projection(d, d_k), identity_projection(d, d_v)
 
 
-def show_head(result, labels: list[str], token_labels: list[str], prefix: str) -> None:
-    figures = head_figures(result, labels)
-    tabs = st.tabs(list(figures))
-    for tab, (name, fig) in zip(tabs, figures.items()):
-        with tab:
-            matrix = {"H = X + P": result.H, "Q = H W_Q": result.Q, "K = H W_K": result.K,
-                      "V_h = H W_V": result.V, "scores": result.scores, "M": result.mask,
-                      "A": result.weights, "O = A V_h": result.output}[name]
-            display.figure_with_csv(fig, matrix, f"attention_{name.split()[0]}", labels, key=f"{prefix}_{name}")
-            if name == "A":
-                st.caption("Hover a cell to see the dot product, scale, mask and softmax behind it. "
-                           f"Each row sums to 1 (max |row sum − 1| = "
-                           f"{np.abs(result.weights.sum(axis=1) - 1).max():.1e}).")
-                st.dataframe(pd.DataFrame(shifted_targets(token_labels), columns=["position i reads", "predicts x_{i+1}"]),
-                             hide_index=True)
+def show_head(result, labels: list[str], token_labels: list[str], key: str, default: str = HEAD_STEPS[0],
+              query: str | None = None) -> None:
+    """One step of the head at a time, chosen like a tab: only the shown figure is built and drawn."""
+    step = shared.kept_widget(st.radio, "Step", key, default, query=query, parse=shared.parse_choice(HEAD_STEPS),
+                              options=HEAD_STEPS, horizontal=True, label_visibility="collapsed")
+    display.figure_with_csv(head_figure(result, labels, step), head_matrix(result, step),
+                            f"attention_{step.split()[0]}", labels, key=f"{key}_{step}")
+    if step == "A":
+        st.caption("Hover a cell to see the dot product, scale, mask and softmax behind it. "
+                   f"Each row sums to 1 (max |row sum − 1| = "
+                   f"{np.abs(result.weights.sum(axis=1) - 1).max():.1e}).")
+        st.dataframe(pd.DataFrame(shifted_targets(token_labels), columns=["position i reads", "predicts x_{i+1}"]),
+                     hide_index=True)
 
 
 @shared.fragment
@@ -119,14 +117,17 @@ def show_one_head(token_ids: list[int], tokens: list[str], P) -> None:
     X = lookup(table.weight, table.rows_for_ids(token_ids))
     result = attention_head(X, P if use_positions else None, W_q, W_k, W_v, causal=causal, scaled=scaled)
     labels = [f"{i}:{t}" for i, t in enumerate(tokens)]
-    show_head(result, labels, tokens, "attn_head")
+    show_head(result, labels, tokens, "attn_step", query="step")
 
 
+@shared.fragment
 def show_seed000() -> None:
-    with st.expander("Seed 000 two-position example: A = [[1, 0], [½, ½]], O = [[2, 0], [1, 2]]"):
-        result = seed000_example()
-        st.markdown("Every unmasked score is 0; values (2, 0) and (0, 4).")
-        show_head(result, ["0", "1"], ["p0", "p1"], "attn_seed000")
+    if not st.toggle("Seed 000 two-position example: A = [[1, 0], [½, ½]], O = [[2, 0], [1, 2]]",
+                     key="attn_seed000"):
+        return
+    result = seed000_example()
+    st.markdown("Every unmasked score is 0; values (2, 0) and (0, 4).")
+    show_head(result, ["0", "1"], ["p0", "p1"], "attn_seed000_step", default="O = A V_h")
 
 
 @shared.fragment

@@ -13,7 +13,7 @@ if not chromium_available():
         raise RuntimeError("CI must run the browser tests: install Debian's chromium (apt-get install -y chromium)")
     pytest.skip("Debian's chromium is not installed", allow_module_level=True)
 
-PAGES = {"home": 0, "lookup": 4, "geometry": 5, "attention": 10, "models": 0, "training": 5}
+PAGES = {"home": 0, "lookup": 4, "geometry": 5, "attention": 4, "models": 0, "training": 5}
 
 
 @pytest.fixture(scope="module")
@@ -66,7 +66,7 @@ def test_every_page_on_a_toy_table(server, page, name):
 @pytest.mark.parametrize("table, name, plots", [
     ("minilm", "lookup", 4), ("minilm", "geometry", 5), ("minilm", "models", 4),
     ("smollm2", "models", 2), ("smollm2", "geometry", 5), ("glove-50d", "geometry", 5),
-    ("smollm2", "home", 0), ("minilm", "attention", 10),
+    ("smollm2", "home", 0), ("minilm", "attention", 4),
 ])
 def test_pages_on_pretrained_tables(server, page, table, name, plots):
     open_and_check(page, page_url(server, name, f"table={table}"), plots, f"{table}-{name}")
@@ -102,11 +102,16 @@ def test_sections_rerun_alone_and_keep_the_url(server, page):
     """Fragments (a head's toggles, the PCA colour) redraw their figures and update their own URL
     parameters without dropping the others."""
     page.goto(f"{server}/attention?table=seed004&text=The+cat+is")
-    wait_until_idle(page, 10)
+    wait_until_idle(page, 4)
     page.get_by_text("Causal mask", exact=True).click()
     page.wait_for_function("() => location.search.includes('causal=False')", timeout=30_000)
-    wait_until_idle(page, 10)
+    wait_until_idle(page, 4)
     assert "text=The+cat+is" in page.url and "table=seed004" in page.url
+    page.locator('[data-testid="stRadio"]').get_by_text("A", exact=True).click()   # a step of the head
+    page.wait_for_function("() => location.search.includes('step=A')", timeout=30_000)
+    wait_until_idle(page, 4)
+    assert "causal=False" in page.url
+    assert page.locator(".js-plotly-plot .gtitle", has_text="A = softmax_row").count() == 1
     page.goto(f"{server}/geometry?table=seed004&tokens=cat+dog")
     wait_until_idle(page, 5)
     page.get_by_text("vector norm", exact=True).click()

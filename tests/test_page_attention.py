@@ -16,15 +16,37 @@ def heatmap(at, title_start: str) -> np.ndarray:
 
 
 def test_attention_runs_and_A_rows_sum_to_one():
-    at = open_page("attention", table="seed004")
+    at = open_page("attention", table="seed004", step="A")
     assert_clean(at)
     A = heatmap(at, "A = softmax_row")
     np.testing.assert_allclose(np.nansum(A, axis=1), 1.0, atol=1e-9)
     assert np.all(A[np.triu_indices(4, 1)] == 0)
 
 
+def test_every_step_of_the_head_is_one_choice_and_only_it_is_drawn():
+    from core.attention import attention_head, identity_projection, sinusoidal_positions
+    from core.figures_attention import HEAD_STEPS
+    from core.lookup import lookup
+    from core.toy_tables import seed004_table
+
+    table = seed004_table()
+    X = lookup(table.weight, table.rows_for_ids([464, 3797, 318, 10447]))          # "The cat is sleeping"
+    eye = identity_projection(4, 4)
+    want = attention_head(X, sinusoidal_positions(4, 4), eye, eye, eye, causal=True)
+    at = open_page("attention", table="seed004", text="The cat is sleeping")
+    drawn = len(at.get("plotly_chart"))
+    for step, matrix in zip(HEAD_STEPS, (want.H, want.Q, want.K, want.V, want.scores, None, want.weights, want.output)):
+        at.radio(key="attn_step").set_value(step).run()
+        assert_clean(at)
+        assert len(at.get("plotly_chart")) == drawn                       # one head figure, whichever step
+        shown = heatmap(at, {"scores": "scores", "M": "M (0", "A": "A = softmax"}.get(step, step))
+        if matrix is not None:
+            np.testing.assert_allclose(shown, matrix, atol=1e-12)
+    assert at.query_params["step"] == "O = A V_h"                    # a link opens this step
+
+
 def test_toggles():
-    at = open_page("attention", table="seed004")
+    at = open_page("attention", table="seed004", step="A")
     at.toggle(key="attn_causal").set_value(False).run()
     A = heatmap(at, "A = softmax_row")
     assert np.all(A[np.triu_indices(4, 1)] > 0)
@@ -36,7 +58,12 @@ def test_toggles():
 
 def test_seed000_example_on_the_page():
     at = open_page("attention")
+    drawn = len(at.get("plotly_chart"))
+    at.toggle(key="attn_seed000").set_value(True).run()
+    assert len(at.get("plotly_chart")) == drawn + 1                    # drawn only when asked for
     np.testing.assert_allclose(heatmap(at, "O = A V_h · shape (2 × 2)"), [[2, 0], [1, 2]])
+    at.radio(key="attn_seed000_step").set_value("A").run()
+    np.testing.assert_allclose(heatmap(at, "A = softmax_row"), [[1, 0], [0.5, 0.5]])
 
 
 def test_context_demo():
