@@ -111,14 +111,23 @@ def arrows_figure(vectors: np.ndarray, labels, title: str, axis_titles=("x", "y"
     return base_layout(fig, title, 460)
 
 
+_WEBGL_FROM = 1_000   # points: below this SVG draws faster (no WebGL context to create) and crisper
+
+
+def points_trace_type(points: int) -> str:
+    """'scattergl' for many points, 'scatter' (SVG) for a few: one WebGL context costs more to
+    set up than a few hundred SVG markers cost to draw."""
+    return "scattergl" if points >= _WEBGL_FROM else "scatter"
+
+
 def id_gap_scatter(sample_gaps, sample_cosines, chosen_gaps, chosen_cosines, chosen_labels,
                    title: str) -> go.Figure:
-    """Pairs: ID gap on x, cosine on y. Sampled pairs grey (WebGL), chosen pairs labelled."""
+    """Pairs: ID gap on x, cosine on y. Sampled pairs grey (WebGL when many), chosen pairs labelled."""
     fig = go.Figure()
     if len(sample_gaps):
-        fig.add_trace(go.Scattergl(x=sample_gaps, y=sample_cosines, mode="markers",
-                                   marker=dict(size=4, color="#94a3b8", opacity=0.5),
-                                   name="random pairs", hovertemplate="gap %{x}, cos %{y:.3f}<extra></extra>"))
+        fig.add_trace(dict(type=points_trace_type(len(sample_gaps)), x=sample_gaps, y=sample_cosines,
+                           mode="markers", marker=dict(size=4, color="#94a3b8", opacity=0.5),
+                           name="random pairs", hovertemplate="gap %{x}, cos %{y:.3f}<extra></extra>"))
     if len(chosen_gaps):
         fig.add_trace(go.Scatter(x=chosen_gaps, y=chosen_cosines, mode="markers+text",
                                  text=chosen_labels, textposition="top center",
@@ -132,7 +141,7 @@ def id_gap_scatter(sample_gaps, sample_cosines, chosen_gaps, chosen_cosines, cho
 
 
 def norm_by_id_figure(ids, norms, tokens, title: str, kinds=None, hover=None) -> go.Figure:
-    """Vector norm against token id (WebGL): tokenizer structure shows up as bands."""
+    """Vector norm against token id (WebGL when many): tokenizer structure shows up as bands."""
     ids = np.asarray(ids)
     norms = np.asarray(norms, dtype=np.float64)
     hover = np.asarray(hover_texts(tokens, ids) if hover is None else hover)
@@ -140,7 +149,7 @@ def norm_by_id_figure(ids, norms, tokens, title: str, kinds=None, hover=None) ->
     traces = []
     for kind in dict.fromkeys(kinds.tolist()):
         members = np.flatnonzero(kinds == kind)
-        traces.append(dict(type="scattergl", x=ids[members], y=norms[members], mode="markers",
+        traces.append(dict(type=points_trace_type(len(ids)), x=ids[members], y=norms[members], mode="markers",
                            marker=dict(size=4, color=KIND_COLOURS.get(kind, "#2563eb")),
                            hovertext=list(hover[members]), hoverinfo="text", name=kind))
     fig = go.Figure(data=traces, _validate=False)

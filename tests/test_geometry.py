@@ -262,3 +262,14 @@ def test_pca_scatter_names_the_chosen_and_searched_tokens(dims):
     assert written == ["b", "d", "e"]
     if dims == 2:  # each label sits on its point
         assert [(a.x, a.y) for a in fig.layout.annotations] == [(2.0, 3.0), (6.0, 7.0), (8.0, 9.0)]
+
+
+@pytest.mark.parametrize("points, drawn_as", [(5, "scatter"), (999, "scatter"), (1000, "scattergl"), (40_000, "scattergl")])
+def test_many_points_are_drawn_with_webgl_few_with_svg(points, drawn_as):
+    from core.figures_geometry import id_gap_scatter, norm_by_id_figure
+
+    values = np.linspace(0, 1, points)
+    gaps = id_gap_scatter(np.arange(points), values, [3], [0.5], ["a–b"], "t")
+    norms = norm_by_id_figure(np.arange(points), values, [f"t{i}" for i in range(points)], "t")
+    assert gaps.data[0].type == drawn_as and gaps.data[1].type == "scatter"      # chosen pairs: labelled SVG
+    assert {trace.type for trace in norms.data} == {drawn_as}
