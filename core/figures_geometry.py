@@ -23,7 +23,7 @@ def pca_scatter(coords: np.ndarray, tokens, ids, title: str, colour_values=None,
     """coords (n, 2) or (n, 3) -> WebGL scatter; colour by a number (n,) or by kinds (n,) strings.
 
     `labelled` indexes rows of coords whose token is written beside the point; `highlighted`
-    rows (a searched token) get a large star.
+    rows (a searched token) get a large diamond and their own label.
     """
     coords = np.asarray(coords, dtype=np.float64)
     three_d = coords.shape[1] >= 3
@@ -42,9 +42,11 @@ def pca_scatter(coords: np.ndarray, tokens, ids, title: str, colour_values=None,
         traces.append(_points(coords, hover, three_d, marker, "tokens", customdata=list(range(len(coords)))))
     # Thousands of points: plotly's per-element validation would dominate the page's rerun.
     fig = go.Figure(data=traces, _validate=False)
-    marked = [("chosen", [i for i in labelled if 0 <= i < len(coords)], -22,
+    searched = [i for i in highlighted if 0 <= i < len(coords)]
+    # a token both chosen and searched is drawn (and named) once, as the searched one
+    marked = [("chosen", [i for i in labelled if 0 <= i < len(coords) and i not in searched], -22,
                dict(size=11, color="#f97316", line=dict(color="black", width=1))),
-              ("searched", [i for i in highlighted if 0 <= i < len(coords)], 24,
+              ("searched", searched, 24,
                dict(size=18, color="#facc15", symbol="diamond", line=dict(color="black", width=2)))]
     for name, rows, offset, marker in marked:
         if rows:
@@ -93,6 +95,8 @@ def arrows_figure(vectors: np.ndarray, labels, title: str, axis_titles=("x", "y"
     vectors = np.asarray(vectors, dtype=np.float64)
     fig = go.Figure()
     palette = ["#2563eb", "#dc2626", "#16a34a", "#9333ea", "#f59e0b", "#0891b2"]
+    reach = float(np.abs(vectors).max()) * 1.3 if vectors.size else 1.0
+    reach = reach or 1.0
     for i, (vector, label) in enumerate(zip(vectors, labels)):
         colour = palette[i % len(palette)]
         fig.add_annotation(x=vector[0], y=vector[1], ax=0, ay=0, xref="x", yref="y",
@@ -100,10 +104,9 @@ def arrows_figure(vectors: np.ndarray, labels, title: str, axis_titles=("x", "y"
                            arrowwidth=2.5, arrowcolor=colour, text="")
         fig.add_trace(go.Scatter(x=[vector[0]], y=[vector[1]], mode="markers+text",
                                  text=[f"{label} ({format_number(vector[0])}, {format_number(vector[1])})"],
-                                 textposition="top center", marker=dict(color=colour, size=6),
-                                 name=str(label), textfont=dict(size=14)))
-    reach = float(np.abs(vectors).max()) * 1.3 if vectors.size else 1.0
-    reach = reach or 1.0
+                                 textposition=arrow_label_position(vectors[:i + 1], reach),
+                                 marker=dict(color=colour, size=6), name=str(label),
+                                 textfont=dict(size=14, color=colour)))
     fig.update_xaxes(range=[-reach, reach], zeroline=True, zerolinecolor="#888", title=axis_titles[0])
     fig.update_yaxes(range=[-reach, reach], zeroline=True, zerolinecolor="#888", title=axis_titles[1],
                      scaleanchor="x", scaleratio=1)
@@ -118,6 +121,16 @@ def points_trace_type(points: int) -> str:
     """'scattergl' for many points, 'scatter' (SVG) for a few: one WebGL context costs more to
     set up than a few hundred SVG markers cost to draw."""
     return "scattergl" if points >= _WEBGL_FROM else "scatter"
+
+
+def arrow_label_position(tips: np.ndarray, reach: float) -> str:
+    """Where to write the label of the last of tips (n, 2): outward from the origin, on the
+    other side if an earlier tip is near (near-parallel vectors would print over each other)."""
+    x, y = tips[-1]
+    vertical = "top" if y >= 0 else "bottom"
+    if len(tips) > 1 and np.min(np.linalg.norm(tips[:-1] - tips[-1], axis=1)) < 0.15 * reach:
+        vertical = "bottom" if vertical == "top" else "top"
+    return f"{vertical} {'right' if x >= 0 else 'left'}"
 
 
 def id_gap_scatter(sample_gaps, sample_cosines, chosen_gaps, chosen_cosines, chosen_labels,

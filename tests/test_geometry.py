@@ -273,3 +273,21 @@ def test_many_points_are_drawn_with_webgl_few_with_svg(points, drawn_as):
     norms = norm_by_id_figure(np.arange(points), values, [f"t{i}" for i in range(points)], "t")
     assert gaps.data[0].type == drawn_as and gaps.data[1].type == "scatter"      # chosen pairs: labelled SVG
     assert {trace.type for trace in norms.data} == {drawn_as}
+
+
+def test_a_token_both_chosen_and_searched_is_named_once():
+    from core.figures_geometry import pca_scatter
+
+    fig = pca_scatter(np.arange(10, dtype=float).reshape(5, 2), list("abcde"), np.arange(5), "t",
+                      colour_values=np.arange(5), labelled=[1, 4], highlighted=[4])
+    assert [a.text for a in fig.layout.annotations] == ["b", "e"]
+
+
+def test_arrow_labels_point_outward_and_step_aside_for_a_near_tip():
+    from core.figures_geometry import arrow_label_position, arrows_figure
+
+    assert arrow_label_position(np.array([[1.0, 1.0]]), 2.0) == "top right"
+    assert arrow_label_position(np.array([[-1.0, -1.0]]), 2.0) == "bottom left"
+    assert arrow_label_position(np.array([[-0.84, 0.27], [-0.8, 0.24]]), 1.1) == "bottom left"   # cat, dog
+    fig = arrows_figure(np.array([[2.0, 1.0], [3.0, -1.0]]), ["h", "w"], "t")
+    assert [t.textposition for t in fig.data] == ["top right", "bottom right"]
