@@ -102,16 +102,20 @@ def arrows_figure(vectors: np.ndarray, labels, title: str, axis_titles=("x", "y"
         fig.add_annotation(x=vector[0], y=vector[1], ax=0, ay=0, xref="x", yref="y",
                            axref="x", ayref="y", showarrow=True, arrowhead=3, arrowsize=1.4,
                            arrowwidth=2.5, arrowcolor=colour, text="")
-        fig.add_trace(go.Scatter(x=[vector[0]], y=[vector[1]], mode="markers+text",
-                                 text=[f"{label} ({format_number(vector[0])}, {format_number(vector[1])})"],
-                                 textposition=arrow_label_position(vectors[:i + 1], reach),
-                                 marker=dict(color=colour, size=6), name=str(label),
-                                 textfont=dict(size=14, color=colour)))
+        # the coordinates go in the legend: short tip labels collide less when vectors are near-parallel
+        fig.add_trace(go.Scatter(x=[vector[0]], y=[vector[1]], mode="markers", marker=dict(color=colour, size=6),
+                                 name=f"{label} ({format_number(vector[0])}, {format_number(vector[1])})",
+                                 hovertemplate=f"{label}: (%{{x:.3f}}, %{{y:.3f}})<extra></extra>"))
+    for i, (vector, label) in enumerate(zip(vectors, labels)):   # labels after all arrows: drawn on top
+        fig.add_annotation(x=vector[0], y=vector[1], xref="x", yref="y", showarrow=False, text=str(label),
+                           xanchor="left" if vector[0] >= 0 else "right", xshift=6 if vector[0] >= 0 else -6,
+                           yshift=arrow_label_shift(vectors[:i + 1], reach), bgcolor="rgba(255,255,255,0.85)",
+                           font=dict(size=14, color=palette[i % len(palette)]))
     fig.update_xaxes(range=[-reach, reach], zeroline=True, zerolinecolor="#888", title=axis_titles[0])
     fig.update_yaxes(range=[-reach, reach], zeroline=True, zerolinecolor="#888", title=axis_titles[1],
                      scaleanchor="x", scaleratio=1)
-    fig.update_layout(showlegend=False)
-    return base_layout(fig, title, 460)
+    fig.update_layout(showlegend=True, legend=dict(orientation="h", y=-0.2))
+    return base_layout(fig, title, 480)
 
 
 _WEBGL_FROM = 1_000   # points: below this SVG draws faster (no WebGL context to create) and crisper
@@ -123,14 +127,16 @@ def points_trace_type(points: int) -> str:
     return "scattergl" if points >= _WEBGL_FROM else "scatter"
 
 
-def arrow_label_position(tips: np.ndarray, reach: float) -> str:
-    """Where to write the label of the last of tips (n, 2): outward from the origin, on the
-    other side if an earlier tip is near (near-parallel vectors would print over each other)."""
-    x, y = tips[-1]
-    vertical = "top" if y >= 0 else "bottom"
-    if len(tips) > 1 and np.min(np.linalg.norm(tips[:-1] - tips[-1], axis=1)) < 0.15 * reach:
-        vertical = "bottom" if vertical == "top" else "top"
-    return f"{vertical} {'right' if x >= 0 else 'left'}"
+def arrow_label_shift(tips: np.ndarray, reach: float) -> int:
+    """Vertical offset in pixels for the label of the last of tips (n, 2): outward from the
+    origin, and the k-th label whose tip is near earlier ones steps to the other side and further
+    out (near-parallel vectors would otherwise print their labels over each other)."""
+    near = 0
+    if len(tips) > 1:
+        near = int(np.sum(np.linalg.norm(tips[:-1] - tips[-1], axis=1) < 0.15 * reach))
+    outward = 1 if tips[-1][1] >= 0 else -1
+    side = outward if near % 2 == 0 else -outward
+    return side * (12 + 18 * (near // 2))
 
 
 def id_gap_scatter(sample_gaps, sample_cosines, chosen_gaps, chosen_cosines, chosen_labels,

@@ -283,11 +283,15 @@ def test_a_token_both_chosen_and_searched_is_named_once():
     assert [a.text for a in fig.layout.annotations] == ["b", "e"]
 
 
-def test_arrow_labels_point_outward_and_step_aside_for_a_near_tip():
-    from core.figures_geometry import arrow_label_position, arrows_figure
+def test_arrow_labels_point_outward_and_step_aside_for_near_tips():
+    from core.figures_geometry import arrow_label_shift, arrows_figure
 
-    assert arrow_label_position(np.array([[1.0, 1.0]]), 2.0) == "top right"
-    assert arrow_label_position(np.array([[-1.0, -1.0]]), 2.0) == "bottom left"
-    assert arrow_label_position(np.array([[-0.84, 0.27], [-0.8, 0.24]]), 1.1) == "bottom left"   # cat, dog
+    assert arrow_label_shift(np.array([[1.0, 1.0]]), 2.0) == 12
+    assert arrow_label_shift(np.array([[-1.0, -1.0]]), 2.0) == -12
+    close = np.array([[2.3, 0.9], [2.4, 0.9], [2.3, 1.0], [2.2, 0.95]])        # cat, dog, queen, ...
+    assert [arrow_label_shift(close[:i + 1], 4.0) for i in range(4)] == [12, -12, 30, -30]
     fig = arrows_figure(np.array([[2.0, 1.0], [3.0, -1.0]]), ["h", "w"], "t")
-    assert [t.textposition for t in fig.data] == ["top right", "bottom right"]
+    labels = [a for a in fig.layout.annotations if a.text]
+    assert [a.text for a in labels] == ["h", "w"]
+    assert [trace.name for trace in fig.data] == ["h (2, 1)", "w (3, −1)"]                # the legend
+    assert [(a.x, a.y, a.yshift, a.xanchor) for a in labels] == [(2.0, 1.0, 12, "left"), (3.0, -1.0, -12, "left")]
