@@ -97,8 +97,8 @@ def arrows_figure(vectors: np.ndarray, labels, title: str, axis_titles=("x", "y"
     palette = ["#2563eb", "#dc2626", "#16a34a", "#9333ea", "#f59e0b", "#0891b2"]
     reach = float(np.abs(vectors).max()) * 1.3 if vectors.size else 1.0
     reach = reach or 1.0
-    for i, (vector, label) in enumerate(zip(vectors, labels)):
-        colour = palette[i % len(palette)]
+    colours = [palette[i % len(palette)] for i in range(len(vectors))]
+    for vector, label, colour in zip(vectors, labels, colours):
         fig.add_annotation(x=vector[0], y=vector[1], ax=0, ay=0, xref="x", yref="y",
                            axref="x", ayref="y", showarrow=True, arrowhead=3, arrowsize=1.4,
                            arrowwidth=2.5, arrowcolor=colour, text="")
@@ -106,11 +106,11 @@ def arrows_figure(vectors: np.ndarray, labels, title: str, axis_titles=("x", "y"
         fig.add_trace(go.Scatter(x=[vector[0]], y=[vector[1]], mode="markers", marker=dict(color=colour, size=6),
                                  name=f"{label} ({format_number(vector[0])}, {format_number(vector[1])})",
                                  hovertemplate=f"{label}: (%{{x:.3f}}, %{{y:.3f}})<extra></extra>"))
-    for i, (vector, label) in enumerate(zip(vectors, labels)):   # labels after all arrows: drawn on top
+    for i, (vector, label, colour) in enumerate(zip(vectors, labels, colours)):   # after all arrows: on top
         fig.add_annotation(x=vector[0], y=vector[1], xref="x", yref="y", showarrow=False, text=str(label),
                            xanchor="left" if vector[0] >= 0 else "right", xshift=6 if vector[0] >= 0 else -6,
                            yshift=arrow_label_shift(vectors[:i + 1], reach), bgcolor="rgba(255,255,255,0.85)",
-                           font=dict(size=14, color=palette[i % len(palette)]))
+                           font=dict(size=14, color=colour))
     fig.update_xaxes(range=[-reach, reach], zeroline=True, zerolinecolor="#888", title=axis_titles[0])
     fig.update_yaxes(range=[-reach, reach], zeroline=True, zerolinecolor="#888", title=axis_titles[1],
                      scaleanchor="x", scaleratio=1)
