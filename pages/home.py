@@ -18,7 +18,7 @@ stages = st.columns(4)
 links = [("Text → token ids", "pages/lookup.py", "A tokenizer maps text to integer ids: addresses, not meanings."),
          ("Token ids → vectors", "pages/lookup.py", "Each id selects one row of the embedding table E (V × d)."),
          ("Vectors → geometry", "pages/geometry.py", "Directions and distances: cosine, PCA, nearest neighbours."),
-         ("Vectors → contextual vectors", "pages/attention.py", "Attention mixes each vector with its neighbours.")]
+         ("Vectors → context", "pages/attention.py", "Attention mixes each vector with its neighbours.")]
 for column, (title, page, text) in zip(stages, links):
     with column.container(border=True):
         st.page_link(page, label=f"**{title}**")
@@ -37,6 +37,7 @@ try:
 except ValueError as error:
     display.error_box(error)
     st.stop()
-st.dataframe(pd.DataFrame(comparison_rows(stages_of_token)), hide_index=True, width="stretch")
+st.dataframe(pd.DataFrame(comparison_rows(stages_of_token)), hide_index=True, width="stretch",
+             column_config={"Token ID": st.column_config.TextColumn(width="medium")})  # "No (fixed by vocabulary)"
 st.caption(f"Contextual vector here: {stages_of_token.contextual_source}. "
            "The embedding row is the same wherever the token appears; the contextual vector is not.")

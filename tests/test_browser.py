@@ -51,6 +51,7 @@ def page_url(server: str, name: str, query: str) -> str:
 def open_and_check(page, url: str, plots: int, shot: str) -> None:
     page.goto(url)
     wait_until_idle(page, plots)
+    page.wait_for_load_state("networkidle")   # lazily loaded widgets (page links, inputs) drawn too
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SCREENSHOTS / f"{shot}.png"))
     assert page.locator('[data-testid="stException"]').count() == 0, shot
