@@ -5,6 +5,10 @@ import streamlit as st
 
 import display
 import shared
+from core.limits import MAX_FOLDER_PATH_CHARS, MAX_SESSION_UPLOADS
+from core.settings import operator_settings
+from core.text import markdown_literal as md
+from core.text import shorten
 
 PAGES = [
     st.Page("pages/home.py", title="Home", icon="🏠", default=True),  # served at "/"
@@ -26,72 +30,82 @@ def _table_picker() -> None:
     try:
         shared.base_table(name)
     except ValueError as error:
-        shared.warn_later(f"Table {name[:80]!r} could not be opened: {error} Showing "
+        shared.warn_later(f"Table {shorten(name, 80)!r} could not be opened: {error} Showing "
                           f"{shared.table_choices()[shared.DEFAULT_TABLE]} instead.")
         shared.set_kept("table", shared.DEFAULT_TABLE)
-        _forget_extra_table(name)
+        shared.forget_table(name)
     choices = shared.table_choices()
     shared.kept_widget(st.sidebar.selectbox, "Embedding table", "table", shared.DEFAULT_TABLE,
                        options=list(choices), format_func=lambda key: choices.get(key, key))
     shared.reset_view_on_table_change()
     table = shared.active_table()
-    st.sidebar.caption(f"**{table.vocab_size:,} × {table.width}** · {table.source}")
+    st.sidebar.caption(f"**{table.vocab_size:,} × {table.width}** · {md(table.source)}")
     for note in table.notes:
-        st.sidebar.caption(f"ℹ️ {note}")
+        st.sidebar.caption(f"ℹ️ {md(note)}")
     if shared.is_edited():
         st.sidebar.info("This table has your edits (this session only). Reset them on the Lookup page.")
 
 
-def _forget_extra_table(name: str) -> None:
-    st.session_state.get("extra_tables", {}).pop(name, None)
-
-
-def _add_table(name: str, label: str) -> None:
-    st.session_state.setdefault("extra_tables", {})[name] = label
-    shared.set_kept("table", name)
-
-
 def _hub_loader() -> None:
-    model_id = st.text_input("Hugging Face model id or local folder", key="load_hub_id",
-                             placeholder="gpt2, HuggingFaceTB/SmolLM2-135M, /path/to/model",
-                             help="Loaded from the hub when there is a network; never with remote code.")
-    if st.button("Load model", key="load_hub_go", disabled=not model_id.strip()):
-        name = f"hub:{model_id.strip()}"
-        try:
-            shared.base_table(name)
-        except ValueError as error:
-            st.error(str(error))
-            return
-        _add_table(name, f"{model_id.strip()} (hub)")
-        st.rerun()
+    """A form: the typed id arrives with the click (no Enter needed, never the previous value)."""
+    settings = operator_settings()
+    if not (settings.hub or settings.local_folders):
+        st.caption("Loading other models is switched off on this server.")
+        return
+    label = "Hugging Face model id" + (" or local folder" if settings.local_folders else "")
+    with st.form("load_hub_form", border=False):
+        model_id = st.text_input(label, key="load_hub_id", max_chars=MAX_FOLDER_PATH_CHARS,
+                                 placeholder="gpt2, HuggingFaceTB/SmolLM2-135M" +
+                                             (", /path/to/model" if settings.local_folders else ""),
+                                 help=f"Safetensors weights only, never remote code; at most "
+                                      f"{settings.max_model_params / 1e6:,.0f} million parameters.")
+        submitted = st.form_submit_button("Load model", key="load_hub_go")
+    if submitted:
+        _load_named_model(model_id, settings)
+
+
+def _load_named_model(model_id: str, settings) -> None:
+    from core.hub import model_source
+
+    try:
+        source = model_source(model_id, settings)
+        name = f"hub:{source.name}"
+        shared.base_table(name)
+    except ValueError as error:
+        display.error_box(error)
+        return
+    where = "hub" if source.kind == "hub" else "folder"
+    shared.add_table(name, f"{shorten(source.name, 60)} ({where})")
+    st.rerun()
 
 
 def _upload_loader() -> None:
-    from core.uploads import FORMATS, LIMITS, parse_upload
+    from core.uploads import FORMATS, LIMITS
 
     file = st.file_uploader("Your own table", key="load_file",
                             type=["npy", "safetensors", "pt", "pth", "bin", "tsv", "txt", "vec"],
                             help=f"{FORMATS}; {LIMITS}.")
     vocabulary = st.file_uploader("Optional vocabulary (one token per line, or Projector metadata.tsv)",
                                   key="load_vocab", type=["txt", "tsv"])
-    st.caption(f"Accepted: {FORMATS}. Limits: {LIMITS}.")
+    st.caption(f"Accepted: {md(FORMATS)}. Limits: {md(LIMITS)}. An upload lives in this session only: "
+               f"reloading the page closes it; a session keeps {MAX_SESSION_UPLOADS}.")
     if file is None:
         return
-    chosen = st.session_state.get("load_tensor")
+    choice_key = f"load_tensor_{file.file_id}"   # a new file starts with no choice
     try:
-        parsed = parse_upload(file.name, file.getvalue(), vocabulary.getvalue() if vocabulary else None, chosen)
+        parsed = shared.parsed_upload(file, vocabulary, st.session_state.get(choice_key))
     except ValueError as error:
-        st.error(str(error))
+        display.error_box(error)
         return
+    if parsed.candidates:   # drawn on every run, so the choice survives the click below
+        st.selectbox("Tensor to use as the table", parsed.candidates, key=choice_key, index=None)
     if parsed.table is None:
-        st.selectbox("Tensor to use as the table", parsed.candidates, key="load_tensor", index=None)
-        st.info(parsed.messages[0])
+        display.info_box(parsed.messages[0])
         return
     for message in parsed.messages:
-        st.warning(message)
+        display.warning_box(message)
     if st.button("Use this table", key="load_file_go", type="primary"):
-        st.session_state.setdefault("uploads", {})[parsed.table.key] = parsed.table
-        _add_table(parsed.table.key, f"{parsed.table.name} (upload)")
+        shared.keep_upload(parsed.table)
         st.rerun()
 
 

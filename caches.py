@@ -10,6 +10,8 @@ import numpy as np
 import streamlit as st
 
 from core.tables import EmbeddingTable
+from core.text import markdown_literal as md
+from core.text import shorten
 from core.toy_tables import toy_table
 
 
@@ -18,11 +20,23 @@ def _toy_table(name: str) -> EmbeddingTable:
     return toy_table(name)
 
 
-@st.cache_resource(show_spinner="Loading the model (once per server)…", max_entries=6)
-def _model(name: str, _report=None):
+@st.cache_resource(show_spinner=False)
+def _model_store():
+    """The server's models, bounded by bytes (EMBEDDING_LENS_MODEL_MEMORY_MB). Created once per
+    server, which is also when staging folders of a killed conversion are removed."""
+    from core.model_cache import clean_interrupted_conversions
+    from core.model_store import ModelStore
+    from core.settings import operator_settings
+
+    clean_interrupted_conversions()
+    return ModelStore(operator_settings().model_memory_bytes, size_of=lambda model: model.weight_bytes)
+
+
+def loaded_model(name: str):
+    """The shared model, loaded if needed. Draws nothing, so cached functions may call it."""
     from core.pretrained import load_model
 
-    return load_model(name, _report or (lambda _: None))
+    return _model_store().load(name, lambda: load_model(name))
 
 
 @st.cache_resource(show_spinner="Loading GloVe (once per server)…")
@@ -33,17 +47,30 @@ def _glove() -> EmbeddingTable:
 
 
 def model_for(name: str):
-    """The shared model; SmolLM2's one-time conversion shows its progress."""
+    """The shared model, showing progress while it loads (outside every cached function:
+    Streamlit would replay a cached function's elements in later sessions). Raises ValueError."""
+    model = _model_store().get(name)
+    if model is not None:
+        return model
     if name == "smollm2":
-        from core.model_cache import cache_is_complete, smollm2_cache_dir
+        _prepare_smollm2()
+    with st.spinner(f"Loading {md(shorten(name, 80))} (once per server)…"):
+        return loaded_model(name)
 
-        if not cache_is_complete(smollm2_cache_dir()):
-            with st.status("Preparing SmolLM2 (first start only: dequantising the 4-bit file)…",
-                           expanded=True) as status:
-                model = _model(name, _report=status.write)
-                status.update(label="SmolLM2 is ready", state="complete", expanded=False)
-            return model
-    return _model(name)
+
+def _prepare_smollm2() -> None:
+    """SmolLM2's one-time conversion, with its progress; other sessions wait for it, not redo it."""
+    from core.model_cache import cache_is_complete, ensure_smollm2_cache, smollm2_cache_dir
+
+    if cache_is_complete(smollm2_cache_dir()):
+        return
+    with st.status("Preparing SmolLM2 (first start only: dequantising the 4-bit file)…", expanded=True) as status:
+        try:
+            ensure_smollm2_cache(report=lambda line: status.write(md(line)))
+        except ValueError:
+            status.update(label="SmolLM2 could not be prepared", state="error")
+            raise
+        status.update(label="SmolLM2 is ready", state="complete", expanded=False)
 
 
 def model_name_of(table_name: str) -> str | None:
@@ -133,19 +160,19 @@ def train_live(text: str, config, progress_bar):
 @st.cache_data(show_spinner="Running the model…", max_entries=64)
 def model_attentions(table_name: str, ids: tuple[int, ...]) -> np.ndarray:
     """(L, H, T, T) attention weights, cached per model and token ids."""
-    return model_for(model_name_of(table_name)).attentions(list(ids))
+    return loaded_model(model_name_of(table_name)).attentions(list(ids))
 
 
 @st.cache_data(show_spinner="Running the model…", max_entries=64)
 def model_divergence(table_name: str, text_a: str, text_b: str, word: str):
     from core.model_probes import contextual_divergence
 
-    return contextual_divergence(model_for(model_name_of(table_name)), text_a, text_b, word)
+    return contextual_divergence(loaded_model(model_name_of(table_name)), text_a, text_b, word)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
 def model_next_tokens(table_name: str, ids: tuple[int, ...]) -> list[tuple[int, float]]:
-    return model_for(model_name_of(table_name)).next_token_scores(list(ids), 10)
+    return loaded_model(model_name_of(table_name)).next_token_scores(list(ids), 10)
 
 
 @st.cache_resource(show_spinner=False, max_entries=32)
@@ -153,7 +180,7 @@ def model_head(table_name: str, layer: int, head: int):
     """W_Q, W_K, W_V (d, d_head) of one head of the chosen model, read-only."""
     from core.model_probes import head_projections
 
-    matrices = head_projections(model_for(model_name_of(table_name)), layer, head)
+    matrices = head_projections(loaded_model(model_name_of(table_name)), layer, head)
     for matrix in matrices:
         matrix.flags.writeable = False
     return matrices

@@ -9,6 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from core.tables import EmbeddingTable
+from core.text import markdown_literal as md
 
 
 def figure_config() -> dict:
@@ -21,7 +22,10 @@ def figure_config() -> dict:
 
 
 def show_figure(fig, key: str | None = None, **kwargs):
-    if presenting():  # readable from the back of a room; the figure object is ours to change
+    from core.figures import plain_text_figure
+
+    fig = plain_text_figure(fig)   # tokens and names in labels are text, never Plotly's HTML
+    if presenting():  # readable from the back of a room
         fig.update_layout(font=dict(size=20), height=int((fig.layout.height or 400) * 1.25))
     return st.plotly_chart(fig, width="stretch", config=figure_config(), key=key, **kwargs)
 
@@ -75,9 +79,18 @@ def presenting() -> bool:
     return bool(st.session_state.get("keep_present"))
 
 
-def error_box(error: Exception) -> None:
-    """A user-facing message for a ValueError raised by core (never a traceback)."""
-    st.error(str(error))
+def error_box(error: Exception | str) -> None:
+    """A user-facing message for a ValueError raised by core (never a traceback). Its text may
+    quote the user's words or tokens: shown literally, never as Markdown."""
+    st.error(md(error))
+
+
+def warning_box(message: str) -> None:
+    st.warning(md(message))
+
+
+def info_box(message: str) -> None:
+    st.info(md(message))
 
 
 def show_positions_pair(P: np.ndarray, key: str) -> None:

@@ -14,12 +14,11 @@ import streamlit as st
 import caches
 import display
 from core.edits import apply_operations
+from core.limits import MAX_ID_CHARS, MAX_SESSION_UPLOADS, MAX_TABLE_NAME_CHARS, MAX_TEXT_CHARS
 from core.tables import EmbeddingTable
 from core.toy_tables import TOY_TABLES
 
 DEFAULT_TABLE = "seed000"
-MAX_TEXT_CHARS = 2000          # longer texts (e.g. from a tampered URL) are cut with a warning
-MAX_ID_CHARS = 50_000          # room to paste thousands of ids (refused with a message past MAX_IDS)
 _QUERY_KEYS = "_query_keys"    # session key: query-param name -> session store key, this run
 _WARNINGS = "_pending_warnings"
 
@@ -60,9 +59,15 @@ def table_choices() -> dict[str, str]:
 
 
 def parse_table_name(raw: str) -> str:
-    """A table name from the URL: a known choice, or any hub id as 'hub:<id>'."""
+    """A table name from the URL: a known choice, or a hub id as 'hub:<id>' (checked against the
+    operator's settings, bounded in length, a folder resolved to its one real path)."""
+    from core.hub import model_source
+    from core.settings import operator_settings
+
+    if len(raw) > MAX_TABLE_NAME_CHARS:
+        raise ValueError(f"a table name has at most {MAX_TABLE_NAME_CHARS} characters")
     if raw.startswith("hub:") and len(raw) > 4:
-        return raw
+        return f"hub:{model_source(raw[4:], operator_settings()).name}"
     if raw.startswith("upload:"):
         raise ValueError("an uploaded table lives only in the session that uploaded it: upload the file again")
     return parse_choice(table_choices())(raw)
@@ -121,6 +126,48 @@ def reset_view_on_table_change() -> None:
         st.session_state.pop(f"keep_{key}", None)
 
 
+def add_table(name: str, label: str) -> None:
+    """A loaded model or an upload joins this session's picker and becomes the working table."""
+    st.session_state.setdefault("extra_tables", {})[name] = label
+    set_kept("table", name)
+
+
+def forget_table(name: str) -> None:
+    """Drop a session table: its picker entry, its upload, its edits."""
+    st.session_state.get("extra_tables", {}).pop(name, None)
+    st.session_state.get("uploads", {}).pop(name, None)
+    st.session_state.get("table_operations", {}).pop(name, None)
+
+
+def keep_upload(table: EmbeddingTable) -> None:
+    """Button callback's work: the parsed upload becomes a session table. A session keeps at most
+    MAX_SESSION_UPLOADS: the oldest other upload is closed (and the user told) to make room."""
+    uploads = st.session_state.setdefault("uploads", {})
+    uploads.pop(table.key, None)
+    while len(uploads) >= MAX_SESSION_UPLOADS:
+        oldest = next(iter(uploads))
+        warn_later(f"Your upload {uploads[oldest].name!r} was closed: a session keeps "
+                   f"{MAX_SESSION_UPLOADS} uploads.")
+        forget_table(oldest)
+    uploads[table.key] = table
+    add_table(table.key, f"{table.name} (upload)")
+
+
+def parsed_upload(file, vocabulary, chosen_tensor: str | None):
+    """The uploaded file parsed once per (file, vocabulary, chosen tensor), not on every rerun.
+    Only the latest parse is kept: a session never holds tables it did not choose."""
+    from core.uploads import parse_upload
+
+    key = (file.file_id, vocabulary.file_id if vocabulary else None, chosen_tensor)
+    memo = st.session_state.get("_upload_parse")
+    if memo is not None and memo[0] == key:
+        return memo[1]
+    st.session_state.pop("_upload_parse", None)   # free the previous parse before the next one
+    parsed = parse_upload(file.name, file.getvalue(), vocabulary.getvalue() if vocabulary else None, chosen_tensor)
+    st.session_state["_upload_parse"] = (key, parsed)
+    return parsed
+
+
 def table_operations(name: str | None = None) -> list:
     """This session's edits/resizes of a table (a list it may append to)."""
     name = name or current_table_name()
@@ -161,7 +208,7 @@ def warn_later(message: str) -> None:
 
 def show_pending_warnings() -> None:
     for message in st.session_state.pop(_WARNINGS, []):
-        st.warning(message)
+        display.warning_box(message)
 
 
 def keep(key: str, default: Any, query: str | None = None,
@@ -178,7 +225,7 @@ def keep(key: str, default: Any, query: str | None = None,
             try:
                 value = (parse or str)(raw)
             except (ValueError, TypeError) as error:
-                st.warning(f"The link's `{query}` value was not used: {error}")
+                display.warning_box(f"The link's {query!r} value was not used: {error}")
         st.session_state[store] = value
     if query:
         st.session_state.setdefault(_QUERY_KEYS, {})[query] = store

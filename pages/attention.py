@@ -22,7 +22,7 @@ table = shared.active_table()
 model = shared.current_model()
 MAX_TOY_T = 32
 st.title("🎯 Attention: where context enters")
-st.caption(f"Table **{table.name}** — {table.source}")
+st.caption(f"Table **{display.md(table.name)}** — {display.md(table.source)}")
 
 
 def input_tokens() -> tuple[list[int], list[str]] | None:
@@ -45,14 +45,14 @@ def show_positions(T: int) -> np.ndarray | None:
                               parse=shared.parse_choice(options), options=options, horizontal=True,
                               format_func=labels.get)
     if model is not None and model.rope:
-        st.caption(f"{model.name} itself uses rotary positions (RoPE): it rotates q and k instead of adding P; "
+        st.caption(f"{display.md(model.name)} itself uses rotary positions (RoPE): it rotates q and k instead of adding P; "
                    "see the Model attention page.")
     if kind == "none":
         st.info("No positions: the head cannot tell word order (see the permutation demo).")
         return None
     if kind == "learned":
         if T > model.position_table.shape[0]:
-            st.error(f"{T} positions: {model.name} has learned only {model.position_table.shape[0]}.")
+            st.error(f"{T} positions: {display.md(model.name)} has learned only {model.position_table.shape[0]}.")
             return None
         P = np.asarray(model.position_table[:T], dtype=np.float64)
         display.show_positions_pair(P, "attn")
@@ -164,7 +164,7 @@ def show_context_demo() -> None:
         return
     p = comparison.position
     word = lab.tokens[lab.rows_for_ids([first_ids[p]])[0]]
-    st.markdown(f"Compared position **{p}** (`{word}` in sentence 1). Lookup + position vectors equal: "
+    st.markdown(f"Compared position **{p}** (“{display.md(word)}” in sentence 1). Lookup + position vectors equal: "
                 f"**{comparison.same_input}**. Output difference ‖O₁ − O₂‖ = **{comparison.difference_norm:.4f}**"
                 + (" — identical sentences give identical outputs." if comparison.difference_norm == 0 else ""))
     weights = pd.DataFrame({

@@ -19,7 +19,7 @@ shared.require_shell()
 
 table = shared.active_table()
 st.title("📐 Geometry of the table")
-st.caption(f"Table **{table.name}** · {table.vocab_size:,} × {table.width} — {table.source}")
+st.caption(f"Table **{display.md(table.name)}** · {table.vocab_size:,} × {table.width} — {display.md(table.source)}")
 SEED_003_PRESET = {"h": np.array([2.0, 1.0]), "w": np.array([3.0, -1.0])}
 
 
@@ -29,7 +29,7 @@ def chosen_rows() -> list[int]:
                               default, query="tokens", parse=shared.parse_text)
     rows, unknown = resolve_tokens(table.tokens, text.split(), table.row_of_token)
     if unknown:
-        st.warning(f"Not in this vocabulary: {', '.join(unknown[:10])}. "
+        display.warning_box(f"Not in this vocabulary: {', '.join(unknown[:10])}. "
                    f"Vocabulary: {table.vocabulary_text(20)}")
     if len(rows) > 6:
         st.info("Only the first 6 chosen tokens are used.")
@@ -156,7 +156,7 @@ def show_id_gap(rows: list[int]) -> None:
         for b in rows[i + 1:]:
             pair = compare_vectors(table.weight[a], table.weight[b])
             if pair.cosine is None:
-                st.warning(f"{table.tokens[a]} or {table.tokens[b]} is a zero vector: cosine undefined.")
+                display.warning_box(f"{table.tokens[a]} or {table.tokens[b]} is a zero vector: cosine undefined.")
                 continue
             chosen_gaps.append(abs(int(table.ids[a]) - int(table.ids[b])))
             chosen_cos.append(pair.cosine)
@@ -188,7 +188,7 @@ def show_neighbours(matches: list[int]) -> None:
                                 parse=shared.parse_choice(["cosine", "euclidean"]),
                                 options=["cosine", "euclidean"])
     if not matches:
-        st.warning(f"No token matches {query!r}. Vocabulary: {table.vocabulary_text(20)}")
+        display.warning_box(f"No token matches {query!r}. Vocabulary: {table.vocabulary_text(20)}")
         return
     row = matches[0]
     if int(k) > table.vocab_size - 1:
@@ -198,7 +198,7 @@ def show_neighbours(matches: list[int]) -> None:
     except ValueError as error:
         display.error_box(error)
         return
-    st.markdown(f"Neighbours of **{table.tokens[row]}** (id {int(table.ids[row])}) by {metric}:")
+    st.markdown(f"Neighbours of **{display.md(table.tokens[row])}** (id {int(table.ids[row])}) by {metric}:")
     st.dataframe(pd.DataFrame({"token": [table.tokens[r] for r, _ in neighbours],
                                "id": [int(table.ids[r]) for r, _ in neighbours],
                                metric if metric == "cosine" else "distance":

@@ -39,5 +39,5 @@ except ValueError as error:
     st.stop()
 st.dataframe(pd.DataFrame(comparison_rows(stages_of_token)), hide_index=True, width="stretch",
              column_config={"Token ID": st.column_config.TextColumn(width="medium")})  # "No (fixed by vocabulary)"
-st.caption(f"Contextual vector here: {stages_of_token.contextual_source}. "
+st.caption(f"Contextual vector here: {display.md(stages_of_token.contextual_source)}. "
            "The embedding row is the same wherever the token appears; the contextual vector is not.")

@@ -19,7 +19,7 @@ shared.require_shell()
 
 table = shared.active_table()
 st.title("🔎 Lookup: token ids select rows")
-st.caption(f"Table **{table.name}** — {table.source}")
+st.caption(f"Table **{display.md(table.name)}** — {display.md(table.source)}")
 
 
 def read_input() -> list[int] | None:
@@ -55,7 +55,7 @@ def show_tables(report) -> None:
         st.markdown("**Table 2 — embedding matrix E** (model): row → vector")
         st.dataframe(display.embedding_frame(table, highlighted), hide_index=True, height=display.frame_height(table))
     for row, positions in report.repeats.items():
-        st.info(f"Token **{table.tokens[row]}** (id {int(table.ids[row])}) appears at positions "
+        st.info(f"Token **{display.md(table.tokens[row])}** (id {int(table.ids[row])}) appears at positions "
                 f"{', '.join(map(str, positions))}: every occurrence reads the same row {row}, "
                 "so gets the same vector.")
 
@@ -130,7 +130,7 @@ def show_rename(report) -> None:
         st.markdown("**Ids renamed, rows left in place** (a new tokenizer on an old model)")
         if demo.wrong_positions:
             st.write(f"❌ positions {demo.wrong_positions} now read the rows of "
-                     f"{[demo.tokens_read_ids_only[p] for p in demo.wrong_positions]}")
+                     f"{display.md([demo.tokens_read_ids_only[p] for p in demo.wrong_positions])}")
         else:
             st.write("These positions happen to read the same rows (a fixed point of the permutation).")
         display.show_figure(matrix_heatmap(demo.X_ids_only, "X after renaming ids only",
@@ -146,11 +146,10 @@ def show_edit(report) -> bool:
     row = c1.selectbox("Token", rows, format_func=lambda r: f"{table.tokens[r]} (id {int(table.ids[r])})",
                        key="lookup_edit_row")
     column = c2.number_input("Coordinate", 0, table.width - 1, 0, key="lookup_edit_col")
-    value = c3.number_input("New value", -1e6, 1e6, float(table.weight[row, int(column)]),
-                            step=0.1, key=f"lookup_edit_value_{row}_{int(column)}")
+    c3.number_input("New value", -1e6, 1e6, float(table.weight[row, int(column)]),
+                    step=0.1, key=edit_value_key(row, column))
     b1, b2 = st.columns(2)
-    applied = b1.button("Apply edit", key="lookup_edit_apply", type="primary", on_click=shared.add_operation,
-                        args=(CoordinateEdit(int(row), int(column), float(value)),))
+    applied = b1.button("Apply edit", key="lookup_edit_apply", type="primary", on_click=apply_typed_edit)
     reset = b2.button("Reset the table", key="lookup_reset", disabled=not shared.is_edited(),
                       on_click=shared.reset_operations)
     if report is not None:
@@ -159,14 +158,33 @@ def show_edit(report) -> bool:
     return applied or reset
 
 
+def edit_value_key(row: int, column: int) -> str:
+    """One value widget per cell: choosing another cell shows that cell's own value."""
+    return f"lookup_edit_value_{int(row)}_{int(column)}"
+
+
+def apply_typed_edit() -> None:
+    """Apply edit's callback. It reads the widgets as they are now: a value typed and clicked
+    away from without Enter arrives with this click (arguments built in the previous run
+    would carry the old value)."""
+    row, column = int(st.session_state["lookup_edit_row"]), int(st.session_state["lookup_edit_col"])
+    value = st.session_state.get(edit_value_key(row, column), float(table.weight[row, column]))
+    shared.add_operation(CoordinateEdit(row, column, float(value)))
+
+
+def add_typed_rows() -> None:
+    """Add rows' callback, reading the typed count and method as they are at the click."""
+    shared.add_operation(Resize(int(st.session_state["lookup_resize_n"]), st.session_state["lookup_resize_method"],
+                                len(shared.table_operations())))
+
+
 def show_resize() -> None:
     st.subheader("Resize the vocabulary")
     c1, c2 = st.columns(2)
-    added = c1.number_input("Rows to add", 1, MAX_NEW_ROWS, 2, key="lookup_resize_n")
-    method = c2.selectbox("Initialise new rows as", list(RESIZE_METHODS), format_func=RESIZE_METHODS.get,
-                          key="lookup_resize_method")
-    st.button("Add rows", key="lookup_resize_apply", on_click=shared.add_operation,
-              args=(Resize(int(added), method, len(shared.table_operations())),))
+    c1.number_input("Rows to add", 1, MAX_NEW_ROWS, 2, key="lookup_resize_n")
+    c2.selectbox("Initialise new rows as", list(RESIZE_METHODS), format_func=RESIZE_METHODS.get,
+                 key="lookup_resize_method")
+    st.button("Add rows", key="lookup_resize_apply", on_click=add_typed_rows)
     new_rows = [r for r, t in enumerate(table.tokens) if t.startswith("<new_")]
     if new_rows and table.width >= 2:
         projection = caches.cached_pca(table, 2)

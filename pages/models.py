@@ -36,7 +36,7 @@ def show_facts() -> None:
     c3.metric("Layers × heads", f"{model.layers} × {model.heads}")
     tied = {True: "tied to E", False: "separate", None: "none"}[model.tied]
     c4.metric("Output layer", tied, help="none: this checkpoint is an encoder without an LM head")
-    st.caption(f"{model.table.source}. " + " ".join(model.table.notes) +
+    st.caption(f"{display.md(model.table.source)}. " + display.md(" ".join(model.table.notes)) +
                (" Causal: a token never attends to later tokens." if model.causal else
                 " Bidirectional: every token attends to every token."))
 
@@ -107,7 +107,7 @@ def show_contextual() -> None:
     except ValueError as error:
         display.error_box(error)
         return
-    st.markdown(f"`{result.token}` at positions {result.positions}: the input embedding row is "
+    st.markdown(f"“{display.md(result.token)}” at positions {result.positions}: the input embedding row is "
                 f"{'**identical**' if result.same_input else '**different**'} (one row of E). Layer 0 is the "
                 "embedding output (token + position, normalised where the model does); then each layer mixes context.")
     layers = list(range(len(result.cosine_per_layer)))
@@ -119,7 +119,7 @@ def show_contextual() -> None:
 def show_output_scores(ids: list[int]) -> None:
     st.subheader("Output scores: logits = h · w")
     if model.tied is None:
-        st.info(f"{model.name} ships without an output layer (a sentence encoder): it scores no next token.")
+        st.info(f"{display.md(model.name)} ships without an output layer (a sentence encoder): it scores no next token.")
         return
     st.markdown(("**Tied**: the output vectors w are the rows of the input table E (one shared matrix)."
                  if model.tied else "**Untied**: the output layer has its own vectors w, separate from E.")

@@ -47,12 +47,24 @@ def show_lab() -> None:
     except ValueError as error:
         display.error_box(error)
         return
-    b1.button("Step", type="primary", key="train_step", disabled=not step.finite,
-              on_click=history.append, args=(step.x_after,))
+    b1.button("Step", type="primary", key="train_step", disabled=not step.finite, on_click=take_typed_step)
     b2.button("Undo", key="train_undo", disabled=len(history) < 2, on_click=history.pop)
     b3.button("Reset", key="train_reset", disabled=len(history) < 2, on_click=history.__delitem__,
               args=(slice(1, None),))
     show_step(step, target_name, len(history) - 1)
+
+
+def take_typed_step() -> None:
+    """Step's callback: the step is computed from the widgets as they are at the click, so a
+    learning rate typed without Enter is the one used (not the previous run's)."""
+    history = lab_history()
+    target = LAB_OUTPUT_TOKENS.index(st.session_state["train_target"])
+    try:
+        step = softmax_ce_step(history[-1], LAB_OUTPUT_WEIGHT, target, float(st.session_state["train_lr"]))
+    except ValueError:
+        return          # the rerun that follows shows why
+    if step.finite:
+        history.append(step.x_after)
 
 
 def show_step(step, target_name: str, steps_taken: int) -> None:
@@ -131,7 +143,7 @@ def show_live_model() -> None:
     source = st.radio("Corpus", ["built-in", "your text"], horizontal=True, key="train_corpus_kind")
     text = BUILTIN_CORPUS if source == "built-in" else st.text_area("Your text", key="train_corpus_text")
     with st.expander("Built-in corpus" if source == "built-in" else "Tokens", expanded=False):
-        st.write(text[:2000])
+        st.text(text[:2000])
     c1, c2, c3, c4 = st.columns(4)
     steps = c1.number_input("Steps", 0, MAX_STEPS, 200, step=50, key="train_live_steps")
     width = c2.number_input("Width d", 2, 64, 16, key="train_live_d")

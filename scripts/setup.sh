@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Install Embedding Lens into ./.venv. With --dev: also the test tools and Debian's chromium.
-# Safe to run again: pip skips what is already installed.
+# Install Embedding Lens into ./.venv and prepare its model cache (EMBEDDING_LENS_CACHE, else
+# ~/.cache/embedding-lens). With --dev: also the test tools and Debian's chromium.
+# Safe to run again: pip skips what is already installed, the cache is converted once.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -23,3 +24,7 @@ if [ "${1:-}" = "--dev" ] && ! command -v chromium >/dev/null 2>&1; then
   # fonts-noto-color-emoji: the page icons render in screenshots instead of empty boxes
   $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-noto-color-emoji >/dev/null
 fi
+
+# SmolLM2's 4-bit GGUF is dequantised once (about 30 s) and GloVe's word list written once:
+# done here, so the first visitor (or the first test) does not wait for it.
+.venv/bin/python -m core.model_cache

@@ -14,6 +14,7 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ["EMBEDDING_LENS_INLINE_SHELL"] = "1"
 
 import json
+import re
 
 import pytest
 
@@ -38,12 +39,30 @@ def figure(at, index: int) -> dict:
     return json.loads(at.get("plotly_chart")[index].proto.spec)
 
 
+_MARKDOWN_ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")
+
+
+def visible(markdown: str) -> str:
+    """The text a Markdown body shows: backslash escapes (of users' words) undone."""
+    return _MARKDOWN_ESCAPE.sub(r"\1", markdown)
+
+
 def texts(elements) -> list[str]:
-    return [element.value for element in elements]
+    return [visible(element.value) for element in elements]
 
 
 def assert_clean(at) -> None:
     assert not at.exception, [e.value for e in at.exception]
+
+
+@pytest.fixture(scope="session", autouse=True)
+def prepared_models():
+    """The SmolLM2 cache exists before any test opens a page: on a fresh machine (an empty
+    EMBEDDING_LENS_CACHE) it is converted here once, within the conversion's own time limit,
+    not inside a page test that would time out while it runs."""
+    from core.model_cache import ensure_smollm2_cache
+
+    ensure_smollm2_cache()
 
 
 @pytest.fixture

@@ -48,9 +48,9 @@ def test_cached_objects_are_read_only():
     for array in (result.coords, result.components, result.explained_variance_ratio):
         assert not array.flags.writeable
     assert not caches.cached_norms(table).flags.writeable
-    smollm2 = caches._model("smollm2")
+    smollm2 = caches.loaded_model("smollm2")
     assert not smollm2.table.weight.flags.writeable and smollm2.table.weight.dtype == np.float16
-    minilm = caches._model("minilm")
+    minilm = caches.loaded_model("minilm")
     assert not minilm.table.weight.flags.writeable
     assert not caches._glove().weight.flags.writeable
 

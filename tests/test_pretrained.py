@@ -105,13 +105,17 @@ def test_text_longer_than_the_model_allows(minilm):
 
 
 def test_offline_hub_id_fails_fast_with_a_clear_message():
-    with pytest.raises(ValueError, match="Offline, choose MiniLM-L6, SmolLM2-135M or GloVe 6B 50d"):
+    with pytest.raises(ValueError, match="Choose MiniLM-L6, SmolLM2-135M or GloVe 6B 50d"):
         load_model("gpt2")
-    with pytest.raises(ValueError, match="neither a local folder nor a Hugging Face model id"):
+    with pytest.raises(ValueError, match="switched off on this server"):
         load_model("../../etc/passwd; rm -rf")
+    with pytest.raises(ValueError, match="is not a Hugging Face model id"):
+        load_model("gpt2; rm -rf")
 
 
 def test_local_folder_model(tmp_path):
+    from core.settings import OperatorSettings
+
     from transformers import BertConfig, BertModel, BertTokenizerFast
 
     vocabulary = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "the", "cat", "sat"]
@@ -120,7 +124,7 @@ def test_local_folder_model(tmp_path):
     torch.manual_seed(0)
     BertModel(BertConfig(vocab_size=7, hidden_size=8, num_hidden_layers=1, num_attention_heads=2,
                          intermediate_size=16)).save_pretrained(tmp_path)
-    model = load_model(str(tmp_path))
+    model = load_model(str(tmp_path), settings=OperatorSettings(local_folders=True))
     from transformers import AutoTokenizer
 
     ids = model.encode("the cat sat")

@@ -1,0 +1,40 @@
+"""Every user-facing bound in one place: pages, ui code and core read them from here.
+
+A visitor of a public deployment reaches uploads, the URL and the model loader: each is
+bounded in bytes, time or count before anything is built from it.
+"""
+from __future__ import annotations
+
+MIB = 2 ** 20
+
+# ---- uploads
+MAX_UPLOAD_BYTES = 200 * MIB        # the file itself; matches server.maxUploadSize in .streamlit/config.toml
+MAX_TABLE_BYTES = 256 * MIB         # the table it becomes, as float32 (GloVe 400,000 x 50 is 80 MB)
+MAX_ROWS = 1_000_000
+MAX_WIDTH = 4096
+MAX_UPLOAD_TENSORS = 4096           # tensors in one checkpoint file
+MAX_SESSION_UPLOADS = 3             # tables a session keeps; a further upload replaces the oldest
+MAX_FILE_NAME_CHARS = 120           # longer file names are cut for display
+
+# ---- text from the URL or typed
+MAX_TEXT_CHARS = 2000               # longer texts (e.g. from a tampered URL) are cut with a warning
+MAX_ID_CHARS = 50_000               # room to paste thousands of ids (refused with a message past MAX_IDS)
+MAX_TABLE_NAME_CHARS = 300          # a 'hub:' name in the URL; longer is refused before any lookup
+
+# ---- models
+MAX_HUB_ID_CHARS = 96               # the Hugging Face hub's own limit on a repository name
+MAX_FOLDER_PATH_CHARS = 1024        # a local folder path (only when local folders are switched on)
+DEFAULT_MAX_MODEL_PARAMS = 500_000_000
+DEFAULT_MODEL_MEMORY_MB = 1500      # the shared model cache; least recently used models leave first
+HUB_CONNECT_TIMEOUT_S = 3.0         # is the hub reachable at all
+HUB_METADATA_TIMEOUT_S = 10.0       # model info and config, before any weight is downloaded
+SMOLLM2_CONVERSION_TIMEOUT_S = 600  # waiting for another process's one-time conversion
+
+
+def megabytes(n_bytes: int | float) -> str:
+    """'1,024 MB' for messages."""
+    return f"{n_bytes / MIB:,.0f} MB"
+
+
+UPLOAD_LIMITS_TEXT = (f"at most {megabytes(MAX_UPLOAD_BYTES)} per file, a table of at most "
+                      f"{megabytes(MAX_TABLE_BYTES)} as float32 ({MAX_ROWS:,} rows, {MAX_WIDTH:,} columns)")
