@@ -144,3 +144,107 @@ def test_malicious_npy_never_executes(tmp_path):
     with pytest.raises(ValueError):
         parse_upload("evil2.npy", pickle.dumps(Payload(marker)))
     assert not marker.exists()
+
+
+# ---------------------------------------------------------------- bounded by the bytes they become
+def zero_stride_pt(rows: int, width: int) -> bytes:
+    return torch_bytes({"weight": torch.zeros(1).as_strided((rows, width), (0, 0))})
+
+
+def test_a_tiny_pt_that_declares_a_gigabyte_is_refused_unbuilt():
+    data = zero_stride_pt(1_000_000, 256)
+    assert len(data) < 2000
+    with pytest.raises(ValueError, match=r"has shape \(1,000,000, 256\), 977 MB as float32: the limit is"):
+        parse_upload("tiny.pt", data)
+
+
+@pytest.mark.parametrize("view", [
+    lambda: torch.zeros(1).as_strided((1000, 256), (0, 0)),          # zero stride, within the size limit
+    lambda: torch.arange(110.0).as_strided((100, 4), (1, 1)),         # overlapping rows
+    lambda: torch.zeros(4, 3).t(),                                    # non-contiguous
+    lambda: torch.zeros(1000)[:12].view(4, 3).expand(4, 3)[:, :2],    # a slice of a larger storage, strided
+])
+def test_views_are_refused(view):
+    with pytest.raises(ValueError, match="strided view"):
+        parse_upload("view.pt", torch_bytes({"weight": view()}))
+
+
+def test_compressed_and_legacy_pt_are_refused_before_torch_reads_them():
+    import zipfile
+
+    plain = torch_bytes({"weight": torch.zeros(4, 3)})
+    source = zipfile.ZipFile(io.BytesIO(plain))
+    squeezed = io.BytesIO()
+    with zipfile.ZipFile(squeezed, "w", compression=zipfile.ZIP_DEFLATED) as target:
+        for entry in source.infolist():
+            target.writestr(entry.filename, source.read(entry))
+    with pytest.raises(ValueError, match="compressed entries"):
+        parse_upload("zip.pt", squeezed.getvalue())
+    legacy = io.BytesIO()
+    torch.save({"weight": torch.zeros(4, 3)}, legacy, _use_new_zipfile_serialization=False)
+    with pytest.raises(ValueError, match="not the zip format"):
+        parse_upload("old.pt", legacy.getvalue())
+
+
+def test_npy_is_bounded_by_its_header_before_reading():
+    """A 200 MB int8 array would be 800 MB of float32: refused from the header alone."""
+    header = io.BytesIO()
+    np.lib.format.write_array_header_1_0(header, {"descr": "|i1", "fortran_order": False, "shape": (200_000, 1000)})
+    with pytest.raises(ValueError, match=r"763 MB as float32: the limit is"):
+        parse_upload("big.npy", header.getvalue() + b"\0" * 1000)
+    np.lib.format.write_array_header_1_0(small := io.BytesIO(), {"descr": "<f4", "fortran_order": False,
+                                                                 "shape": (100, 10)})
+    with pytest.raises(ValueError, match="truncated"):
+        parse_upload("short.npy", small.getvalue() + b"\0" * 40)
+    with pytest.raises(ValueError, match="not a valid .npy file"):
+        parse_upload("random.npy", np.random.default_rng(0).bytes(4000))
+
+
+def test_safetensors_that_declares_more_than_it_holds():
+    import json
+    import struct
+
+    header = json.dumps({"w": {"dtype": "F32", "shape": [1_000_000, 4096], "data_offsets": [0, 48]}}).encode()
+    data = struct.pack("<Q", len(header)) + header + b"\0" * 48
+    with pytest.raises(ValueError, match="malformed"):
+        parse_upload("lie.safetensors", data)
+
+
+def test_multi_tensor_safetensors_keeps_its_choices():
+    from safetensors.numpy import save
+
+    data = save({"model.embed_tokens.weight": WEIGHT, "lm_head.weight": WEIGHT[:2], "norm": WEIGHT[0]})
+    first = parse_upload("m.safetensors", data)
+    assert first.table is None and first.candidates == ("model.embed_tokens.weight", "lm_head.weight")
+    chosen = parse_upload("m.safetensors", data, chosen_tensor="model.embed_tokens.weight")
+    np.testing.assert_array_equal(chosen.table.weight, WEIGHT)
+    assert chosen.candidates == first.candidates      # the page keeps drawing the choice
+    stale = parse_upload("m.safetensors", data, chosen_tensor="from.another.file")
+    assert stale.table is None
+
+
+def test_text_wider_than_the_limit():
+    with pytest.raises(ValueError, match="has shape"):
+        parse_upload("wide.txt", b"w " + b"1 " * 5000 + b"\n")
+
+
+def test_parsing_the_tiny_gigabyte_pt_costs_no_memory(tmp_path):
+    """Peak memory of a fresh process parsing the 1.5 KB file that declares 1 GB, against one
+    parsing a 12-value file: the difference stays far below the declared gigabyte."""
+    import subprocess
+    import sys
+
+    small, evil = tmp_path / "small.pt", tmp_path / "evil.pt"
+    small.write_bytes(torch_bytes({"weight": torch.zeros(4, 3)}))
+    evil.write_bytes(zero_stride_pt(1_000_000, 256))
+    script = ("import resource, sys; from core.uploads import parse_upload\n"
+              "try: parse_upload('f.pt', open(sys.argv[1], 'rb').read())\n"
+              "except ValueError: pass\n"
+              "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)")
+
+    def peak_kb(path) -> int:
+        result = subprocess.run([sys.executable, "-c", script, str(path)], capture_output=True, text=True,
+                                cwd=str(os.path.dirname(os.path.dirname(__file__))), check=True)
+        return int(result.stdout.split()[-1])
+
+    assert peak_kb(evil) - peak_kb(small) < 50_000

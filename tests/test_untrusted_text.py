@@ -1,0 +1,95 @@
+"""Strangers' text is text: Markdown, HTML and LaTeX in a token, a URL or a name render literally.
+
+The reference renderer is markdown-it-py (CommonMark, as Streamlit's renderer follows it),
+independent of the escaping code under test; figures are read back from their JSON."""
+from __future__ import annotations
+
+import json
+import re
+
+import numpy as np
+import pytest
+from markdown_it import MarkdownIt
+
+from conftest import open_page, visible
+from core.text import html_literal, markdown_literal, shorten
+
+PAYLOADS = [
+    "[x](http://127.0.0.1:9/)",
+    "![x](http://127.0.0.1:9/i.png)",
+    '<img src=x onerror="alert(1)">',
+    "**b**",
+    "$x$",
+    ":red[x]",
+    "[l](javascript:alert(1))",
+    "<a href=\"http://127.0.0.1:9/\">click</a>",
+    "# heading\n- item",
+    "`code` _em_ ~~s~~ | a | b |",
+    "http://127.0.0.1:9/plain www.example.com",
+    "\\*already escaped\\*",
+]
+RENDER = MarkdownIt("commonmark").enable(["table", "strikethrough"])
+
+
+def rendered(markdown: str) -> str:
+    return RENDER.render(markdown)
+
+
+@pytest.mark.parametrize("payload", PAYLOADS)
+def test_markdown_literal_renders_as_the_same_text(payload):
+    html = rendered(markdown_literal(payload))
+    assert not re.search(r"<(a|img|strong|em|code|h\d|ul|li|table|del)\b", html), html
+    # the text a reader sees is the payload itself (line breaks folded into spaces)
+    shown = re.sub(r"</?p>\n?", "", html).strip()
+    expected = payload.replace("\n", " ")
+    assert shown == html_literal(expected).replace('"', "&quot;"), (shown, expected)
+
+
+@pytest.mark.parametrize("payload", PAYLOADS)
+def test_markdown_literal_keeps_latex_and_directives_closed(payload):
+    escaped = markdown_literal(payload)
+    assert re.search(r"(?<!\\)[$:\[\]<>]", escaped) is None, escaped
+
+
+def test_html_literal_and_shorten():
+    assert html_literal('<a href="x">&amp;</a>') == '&lt;a href="x"&gt;&amp;amp;&lt;/a&gt;'
+    assert shorten("abcdef", 4) == "abc…" and shorten("abc", 4) == "abc"
+
+
+def test_figures_show_tokens_as_text():
+    """Tick labels, hover texts, annotations and trace names of a figure keep no tag but the
+    figure builders' own line breaks."""
+    from core.figures import matrix_heatmap, plain_text_figure
+    from core.figures_geometry import pca_scatter
+
+    evil = '<a href="http://127.0.0.1:9/">click</a>'
+    heat = plain_text_figure(matrix_heatmap(np.eye(2), "X", [evil, "b<br>"], [evil, "y"]))
+    scatter = plain_text_figure(pca_scatter(np.eye(3)[:, :2], [evil, "b", "c"], np.arange(3), "t",
+                                            labelled=[0], highlighted=[1]))
+    for fig in (heat, scatter):
+        spec = fig.to_json()
+        assert "<a href" not in spec and "\\u003ca href" not in spec.lower()
+        assert "&lt;a href" in spec
+    assert json.loads(scatter.to_json())["layout"]["annotations"][0]["text"].startswith("&lt;a")
+
+
+def test_url_payloads_are_shown_as_text_on_every_page():
+    """AppTest: every message body on the page renders (with the reference renderer) to no link,
+    no image, no bold of the payload; where the page quotes the payload, it quotes it whole."""
+    payload = "**b** [x](http://127.0.0.1:9/) ![i](http://127.0.0.1:9/i.png) $x$ <img src=x onerror=1>"
+    for page, query, quotes in [("lookup", {"table": f"hub:{payload}"}, False),
+                                ("lookup", {"table": "hub:**b**"}, True),
+                                ("lookup", {"text": payload}, True),
+                                ("geometry", {"tokens": payload, "query": payload}, True),
+                                ("attention", {"text": payload}, True),
+                                ("home", {"text": payload}, True)]:
+        at = open_page(page, **query)
+        assert not at.exception, [e.value for e in at.exception]
+        bodies = [e.value for kind in ("error", "warning", "info", "markdown", "caption", "success")
+                  for e in getattr(at, kind)]
+        for body in bodies:
+            html = rendered(body)
+            assert "<a " not in html and "<img" not in html and "<strong>b</strong>" not in html, (page, body)
+        quoted = [b for b in bodies if "**b**" in visible(b)]
+        assert bool(quoted) == quotes, (page, query, bodies)
+        assert all("\\*\\*b\\*\\*" in b for b in quoted)
