@@ -11,13 +11,19 @@ import re
 # CommonMark lets a backslash escape any ASCII punctuation character.
 _MARKDOWN_PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")
 _LINE_BREAKS = re.compile(r"[\r\n\u2028\u2029]+")
+# GFM turns bare addresses (http://…, www.…, a@b.c) into links even when escaped, so an
+# invisible word joiner is put where the address pattern would start.
+_BARE_ADDRESS = re.compile(r"(?i)(https?|ftp|mailto|www|@)(?=[:.\w])")
+WORD_JOINER = "\u2060"
 
 
 def markdown_literal(text: object) -> str:
     """Any text -> Markdown that shows exactly that text: every ASCII punctuation mark escaped,
-    line breaks folded into spaces (so no heading, list or table can start)."""
+    line breaks folded into spaces (so no heading, list or table can start), bare web and mail
+    addresses broken by an invisible word joiner (so they are not made into links)."""
     flat = _LINE_BREAKS.sub(" ", str(text))
-    return _MARKDOWN_PUNCTUATION.sub(r"\\\1", flat)
+    unlinked = _BARE_ADDRESS.sub(lambda match: match.group(1) + WORD_JOINER, flat)
+    return _MARKDOWN_PUNCTUATION.sub(r"\\\1", unlinked)
 
 
 def html_literal(text: object) -> str:

@@ -76,3 +76,45 @@ IDLE_JS = """([plots, stable]) => {
   if (!ready) { window.__idleSince = null; return false; }
   window.__idleSince = window.__idleSince || performance.now();
   return performance.now() - window.__idleSince > stable; }"""
+
+
+def require_chromium() -> None:
+    """Skip a browser module without Chromium, except in CI, where browser tests must run."""
+    import pytest
+
+    if not chromium_available():
+        if os.environ.get("CI") == "true":
+            raise RuntimeError("CI must run the browser tests: install Debian's chromium (apt-get install -y chromium)")
+        pytest.skip("Debian's chromium is not installed", allow_module_level=True)
+
+
+def stop_server(process: subprocess.Popen) -> None:
+    process.terminate()
+    try:
+        process.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
+def server_log(port: int) -> str:
+    return (ROOT / "tests" / f".server-{port}.log").read_text(errors="replace")
+
+
+def resident_mb(process: subprocess.Popen) -> float:
+    """The server's resident memory now, from /proc."""
+    for line in Path(f"/proc/{process.pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    raise RuntimeError("no VmRSS")
+
+
+# What a page lets a stranger's text become: links, images, bold, and what the page says.
+PAGE_PROBE_JS = """() => {
+  const href = a => a.getAttribute('href') || a.getAttribute('xlink:href') || '';
+  return {
+    links: [...document.querySelectorAll('a')].map(href).filter(h => h.includes('127.0.0.1:9') || /^javascript:/i.test(h)),
+    images: [...document.querySelectorAll('img')].map(i => i.getAttribute('src') || '').filter(s => s.includes('127.0.0.1:9') || s === 'x'),
+    bold: [...document.querySelectorAll('strong, b')].map(b => b.textContent).filter(t => t.includes('bold')),
+    text: document.body.innerText,
+  }; }"""

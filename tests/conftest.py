@@ -43,8 +43,9 @@ _MARKDOWN_ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")
 
 
 def visible(markdown: str) -> str:
-    """The text a Markdown body shows: backslash escapes (of users' words) undone."""
-    return _MARKDOWN_ESCAPE.sub(r"\1", markdown)
+    """The text a Markdown body shows: backslash escapes (of users' words) undone, the invisible
+    word joiners that keep addresses from becoming links dropped."""
+    return _MARKDOWN_ESCAPE.sub(r"\1", markdown).replace("\u2060", "")
 
 
 def texts(elements) -> list[str]:

@@ -251,3 +251,40 @@ def test_two_browser_sessions_are_isolated(server, browser):
     finally:
         first.close()
         second.close()
+
+
+def typed_without_enter(page, label: str, value: str) -> None:
+    """Type into a field and leave it for a click elsewhere, as people do: no Enter."""
+    box = page.get_by_label(label, exact=True)
+    box.fill(value)
+
+
+def x_cells(page) -> str:
+    return page.locator(".js-plotly-plot").first.evaluate("(gd) => JSON.stringify(gd.data[0].z)")
+
+
+def test_type_then_click_applies_the_typed_values(server, page):
+    page.goto(f"{server}/lookup?table=seed000")
+    wait_until_idle(page, 4)
+    typed_without_enter(page, "New value", "9.5")
+    page.get_by_role("button", name="Apply edit").click()
+    page.get_by_text("This table has your edits").wait_for(timeout=30_000)
+    page.wait_for_function("() => JSON.stringify(document.querySelector('.js-plotly-plot').data[0].text)"
+                           ".includes('9.5')", timeout=30_000)
+    wait_until_idle(page, 4)
+    typed_without_enter(page, "Rows to add", "5")
+    page.get_by_role("button", name="Add rows").click()
+    page.locator('[data-testid="stSidebar"]').get_by_text("8 × 4", exact=False).wait_for(timeout=30_000)
+    page.goto(f"{server}/training")
+    wait_until_idle(page, 5)
+    typed_without_enter(page, "Learning rate", "2.000")
+    page.get_by_role("button", name="Step", exact=True).click()
+    page.get_by_text("Steps taken: 1").wait_for(timeout=30_000)
+    wait_until_idle(page, 5)
+    assert "lr = 2" in page.locator('[data-testid="stMain"]').inner_text()
+    open_loader = page.get_by_text("Load a model or your own table")
+    open_loader.click()
+    typed_without_enter(page, "Hugging Face model id", "gpt2")
+    page.get_by_role("button", name="Load model").click()
+    page.get_by_text("Choose MiniLM-L6", exact=False).wait_for(timeout=30_000)
+    assert page.locator('[data-testid="stException"]').count() == 0
