@@ -123,6 +123,7 @@ def test_pickled_weights_in_a_folder_get_our_words(tmp_path):
         load_model(str(tmp_path), settings=LOCAL)
     text = str(refused.value)
     assert "could not be loaded" in text and str(tmp_path) not in text and "weights_only" not in text
+    assert "not-a-model" not in text                      # a crafted config is not echoed
 
 
 def test_hub_size_is_checked_before_download(monkeypatch):
@@ -239,3 +240,10 @@ def test_cleaning_waits_for_a_running_conversion(tmp_path, monkeypatch):
         assert staging.exists()                 # in use by the lock's holder: left alone
     model_cache.clean_interrupted_conversions()
     assert not staging.exists()
+
+
+def test_public_config_shows_no_error_details():
+    import tomllib
+
+    config = tomllib.loads((Path(__file__).resolve().parents[1] / ".streamlit" / "config.toml").read_text())
+    assert config["client"]["showErrorDetails"] == "none"
