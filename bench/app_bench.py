@@ -11,8 +11,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
-from browser import (CHROMIUM, FIGURE_CHANGED_JS, FLAGS, MARK_FIGURE_JS, free_port,  # noqa: E402
-                     start_server, wait_until_idle)
+from browser import (  # noqa: E402
+    FIGURE_CHANGED_JS,
+    MARK_FIGURE_JS,
+    free_port,
+    start_server,
+    wait_until_idle,
+)
 
 HELLO = '''import streamlit as st
 import plotly.graph_objects as go
@@ -64,7 +69,7 @@ def rerun_rows(repeats: int) -> list[dict]:
                 text_values = None
             at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
             at.query_params["table"] = table
-            at.switch_page(f"pages/{page}.py")
+            at.switch_page(f"app_pages/{page}.py")
             at.run()
             at.run()
             kind, key, values = CHANGES[page]

@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import random
-import statistics
 import sys
 import time
 from pathlib import Path
@@ -23,8 +22,17 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
-from browser import (CHROMIUM, FIGURE_CHANGED_JS, FLAGS, IDLE_JS, MARK_FIGURE_JS,  # noqa: E402
-                     RESET_IDLE_JS, free_port, start_server)
+from browser import (  # noqa: E402
+    CHROMIUM,
+    FIGURE_CHANGED_JS,
+    FLAGS,
+    IDLE_JS,
+    MARK_FIGURE_JS,
+    RESET_IDLE_JS,
+    free_port,
+    start_server,
+)
+
 
 async def idle(page, plots: int, timeout: float = 120) -> None:
     await page.evaluate(RESET_IDLE_JS)

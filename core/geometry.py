@@ -10,6 +10,7 @@ import numpy as np
 
 from core.blocks import float32_blocks, loaded_torch, torch_view
 from core.eigen import top_eigenpairs
+from core.text import format_number, token_core
 
 
 @dataclass(frozen=True, eq=False)
@@ -250,7 +251,7 @@ def token_kind(token: str) -> str:
         return "word start (Ġ/▁)"
     if token.startswith("##"):
         return "continuation (##)"
-    core = token.lstrip("Ġ▁#")
+    core = token_core(token)
     if core and core.isdigit():
         return "digits"
     if core and all(not ch.isalnum() for ch in core):
@@ -265,7 +266,7 @@ def find_tokens(tokens, query: str, limit: int = 20) -> list[int]:
         return []
     exact, partial = [], []
     for row, token in enumerate(tokens):
-        lowered = token.lstrip("Ġ▁#").lower()
+        lowered = token_core(token).lower()
         if lowered == query or token.lower() == query:
             exact.append(row)
         elif query in token.lower() and len(partial) < limit:
@@ -292,7 +293,7 @@ def resolve_tokens(tokens, words: list[str], row_of_token=None) -> tuple[list[in
         row = row_of_token(word) if row_of_token else None
         if row is None:
             matches = find_tokens(tokens, word, limit=1)
-            row = matches[0] if matches and tokens[matches[0]].lstrip("Ġ▁#").lower() == word.lower() else None
+            row = matches[0] if matches and token_core(tokens[matches[0]]).lower() == word.lower() else None
         if row is None:
             unknown.append(word)
         elif row not in rows:
@@ -302,8 +303,6 @@ def resolve_tokens(tokens, words: list[str], row_of_token=None) -> tuple[list[in
 
 def dot_product_formula(a: np.ndarray, b: np.ndarray, digits: int = 3) -> str:
     """'2(3) + 1(−1) = 5': the dot product written out with the actual numbers (first 6 terms)."""
-    from core.figures import format_number
-
     text = ""
     for index, (x, y) in enumerate(zip(a[:6], b[:6])):
         term = f"{format_number(abs(x), digits)}({format_number(y, digits)})"

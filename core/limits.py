@@ -21,9 +21,13 @@ MAX_TEXT_CHARS = 2000               # longer texts (e.g. from a tampered URL) ar
 MAX_ID_CHARS = 50_000               # room to paste thousands of ids (refused with a message past MAX_IDS)
 MAX_TABLE_NAME_CHARS = 300          # a 'hub:' name in the URL; longer is refused before any lookup
 
+# ---- drawing
+MAX_PLOT_POINTS = 20_000            # more points than this are drawn as a stated, seeded sample
+
 # ---- models
 MAX_HUB_ID_CHARS = 96               # the Hugging Face hub's own limit on a repository name
 MAX_FOLDER_PATH_CHARS = 1024        # a local folder path (only when local folders are switched on)
+MAX_MODEL_TOKENS = 256              # longest text (in tokens) run through a model here
 DEFAULT_MAX_MODEL_PARAMS = 500_000_000
 DEFAULT_MODEL_MEMORY_MB = 1500      # the shared model cache; least recently used models leave first
 HUB_CONNECT_TIMEOUT_S = 3.0         # is the hub reachable at all

@@ -1,4 +1,5 @@
-"""Text from strangers (URL, uploads, vocabularies, file and model names) shown as text.
+"""Text: numbers as the pages print them, LaTeX of small matrices, the token-piece rule, and
+text from strangers (URL, uploads, vocabularies, file and model names) shown as text.
 
 Streamlit renders every alert, caption and markdown call as Markdown (links, images, bold,
 :colour[...] directives, $LaTeX$), and Plotly renders a subset of HTML (<a href>, <b>, <br>) in
@@ -7,6 +8,8 @@ labels. These functions make such text literal, so a page can compose it into it
 from __future__ import annotations
 
 import re
+
+import numpy as np
 
 # CommonMark lets a backslash escape any ASCII punctuation character.
 _MARKDOWN_PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")
@@ -35,3 +38,39 @@ def shorten(text: object, limit: int) -> str:
     """At most `limit` characters, with an ellipsis when cut (long names in messages)."""
     text = str(text)
     return text if len(text) <= limit else text[: max(0, limit - 1)] + "…"
+
+
+# Marks tokenizers put on a piece: Ġ (GPT-2/Llama byte-level: a space before), ▁ (SentencePiece:
+# a space before), ## (WordPiece: continues the previous piece).
+PIECE_MARKS = "Ġ▁#"
+
+
+def token_core(token: str) -> str:
+    """The word inside a token piece: 'Ġcat', '▁cat' and '##cat' -> 'cat'."""
+    return token.lstrip(PIECE_MARKS)
+
+
+# ---------------------------------------------------------------- numbers and formulas
+def format_number(value: float, digits: int = 2) -> str:
+    """Compact cell text: '-inf', '0', '0.5', '-1.23'."""
+    if np.isneginf(value):
+        return "−∞"
+    if np.isposinf(value):
+        return "∞"
+    if np.isnan(value):
+        return "NaN"
+    text = f"{value:.{digits}f}".rstrip("0").rstrip(".")
+    return "0" if text in ("-0", "") else text.replace("-", "−")
+
+
+def matrix_latex(matrix: np.ndarray, digits: int = 2) -> str:
+    """(R, C) -> \\begin{pmatrix} ... \\end{pmatrix} with compact numbers."""
+    matrix = np.atleast_2d(np.asarray(matrix, dtype=np.float64))
+    rows = [" & ".join(format_number(v, digits).replace("−", "-") for v in row) for row in matrix]
+    return r"\begin{pmatrix}" + r" \\ ".join(rows) + r"\end{pmatrix}"
+
+
+def vector_latex(vector: np.ndarray, digits: int = 3) -> str:
+    """(d,) -> (a, b, c) as a row."""
+    values = ", ".join(format_number(v, digits).replace("−", "-") for v in np.asarray(vector))
+    return rf"\left({values}\right)"

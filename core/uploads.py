@@ -17,8 +17,16 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from core.limits import (MAX_FILE_NAME_CHARS, MAX_ROWS, MAX_TABLE_BYTES, MAX_UPLOAD_BYTES,
-                         MAX_UPLOAD_TENSORS, MAX_WIDTH, UPLOAD_LIMITS_TEXT, megabytes)
+from core.limits import (
+    MAX_FILE_NAME_CHARS,
+    MAX_ROWS,
+    MAX_TABLE_BYTES,
+    MAX_UPLOAD_BYTES,
+    MAX_UPLOAD_TENSORS,
+    MAX_WIDTH,
+    UPLOAD_LIMITS_TEXT,
+    megabytes,
+)
 from core.tables import EmbeddingTable
 from core.text import shorten
 

@@ -28,10 +28,8 @@ def start_server(port: int, env: dict | None = None) -> subprocess.Popen:
     command = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
                "--server.address", "127.0.0.1", "--server.headless", "true"]
     log = open(ROOT / "tests" / f".server-{port}.log", "w")
-    # the server runs as the README starts it: without the AppTest-only inline shell
-    base_env = {k: v for k, v in os.environ.items() if k != "EMBEDDING_LENS_INLINE_SHELL"}
     process = subprocess.Popen(command, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
-                               env={**base_env, **(env or {})})
+                               env={**os.environ, **(env or {})})
     deadline = time.time() + 60
     while time.time() < deadline:
         try:

@@ -10,8 +10,6 @@ sys.path.insert(0, str(ROOT))
 # Tests never download weights: the hub is off for every test.
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-# AppTest runs a switched-to page without app.py: the page draws the shell itself.
-os.environ["EMBEDDING_LENS_INLINE_SHELL"] = "1"
 
 import json
 import re
@@ -23,13 +21,13 @@ TIMEOUT = 120  # pages that import torch or load a model need more than the 3 s 
 
 
 def open_page(page: str | None = None, **query):
-    """Run app.py (optionally with URL query params), then switch to pages/<page>.py."""
+    """Run app.py (optionally with URL query params), then switch to app_pages/<page>.py."""
     from streamlit.testing.v1 import AppTest
 
     at = AppTest.from_file(APP, default_timeout=TIMEOUT)
     for key, value in query.items():
         at.query_params[key] = str(value)
-    at.switch_page(f"pages/{page or 'home'}.py")  # a deep link: the page is the first thing run
+    at.switch_page(f"app_pages/{page or 'home'}.py")  # a deep link: the page is the first thing run
     at.run()
     return at
 
@@ -61,7 +59,7 @@ def prepared_models():
     """The SmolLM2 cache exists before any test opens a page: on a fresh machine (an empty
     EMBEDDING_LENS_CACHE) it is converted here once, within the conversion's own time limit,
     not inside a page test that would time out while it runs."""
-    from core.model_cache import ensure_smollm2_cache
+    from core.models.smollm2_cache import ensure_smollm2_cache
 
     ensure_smollm2_cache()
 

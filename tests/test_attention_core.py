@@ -1,4 +1,4 @@
-"""core.attention and core.context_demo against torch SDPA, the PE formula and the seeds."""
+"""core.attention and core.lessons.context_demo against torch SDPA, the PE formula and the seeds."""
 from __future__ import annotations
 
 import math
@@ -8,9 +8,16 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from core.attention import (attention_head, causal_mask, identity_projection, random_projection,
-                            seed000_example, shifted_targets, sinusoidal_positions)
-from core.context_demo import compare_contexts, permutation_check
+from core.attention import (
+    attention_head,
+    causal_mask,
+    identity_projection,
+    random_projection,
+    seed000_example,
+    shifted_targets,
+    sinusoidal_positions,
+)
+from core.lessons.context_demo import compare_contexts, permutation_check
 from core.toy_tables import seed001_lab_table, seed004_table
 
 

@@ -7,8 +7,8 @@ from typing import Callable
 
 import numpy as np
 import pytest
+from conftest import texts
 
-from conftest import open_page, texts
 from core.edits import CoordinateEdit
 from core.tables import EmbeddingTable
 
@@ -133,9 +133,8 @@ def shown(at) -> list[str]:
 
 @pytest.mark.parametrize("case", CASES, ids=[case.name for case in CASES])
 def test_bad_input(case: Case):
-    from streamlit.testing.v1 import AppTest
-
     from conftest import APP, TIMEOUT
+    from streamlit.testing.v1 import AppTest
 
     at = AppTest.from_file(APP, default_timeout=TIMEOUT)
     for key, value in case.query.items():
@@ -149,7 +148,7 @@ def test_bad_input(case: Case):
     if table_name in ("nope", "upload:abc"):
         table_name = "seed000"
     at.session_state["table_operations"] = {table_name: [EDIT]}   # an edit the user made before
-    at.switch_page(f"pages/{case.page}.py")
+    at.switch_page(f"app_pages/{case.page}.py")
     at.run()
     if case.act is not None:
         case.act(at)

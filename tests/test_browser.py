@@ -5,8 +5,15 @@ import os
 import time
 
 import pytest
-
-from browser import CHROMIUM, FLAGS, SCREENSHOTS, chromium_available, free_port, start_server, wait_until_idle
+from browser import (
+    CHROMIUM,
+    FLAGS,
+    SCREENSHOTS,
+    chromium_available,
+    free_port,
+    start_server,
+    wait_until_idle,
+)
 
 if not chromium_available():
     if os.environ.get("CI") == "true":

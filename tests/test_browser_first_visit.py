@@ -6,9 +6,17 @@ drawn outside every cached function."""
 from __future__ import annotations
 
 import pytest
-
-from browser import (CHROMIUM, FLAGS, SCREENSHOTS, free_port, require_chromium, server_log, start_server,
-                     stop_server, wait_until_idle)
+from browser import (
+    CHROMIUM,
+    FLAGS,
+    SCREENSHOTS,
+    free_port,
+    require_chromium,
+    server_log,
+    start_server,
+    stop_server,
+    wait_until_idle,
+)
 
 require_chromium()
 CONVERSION_TIMEOUT = 400.0   # seconds: dequantising takes ~30 s alone, more while browsers run

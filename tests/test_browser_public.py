@@ -8,9 +8,20 @@ import urllib.parse
 
 import numpy as np
 import pytest
-
-from browser import (FLAGS, CHROMIUM, PAGE_PROBE_JS, ROOT, SCREENSHOTS, free_port, require_chromium, resident_mb,
-                     server_log, start_server, stop_server, wait_until_idle)
+from browser import (
+    CHROMIUM,
+    FLAGS,
+    PAGE_PROBE_JS,
+    ROOT,
+    SCREENSHOTS,
+    free_port,
+    require_chromium,
+    resident_mb,
+    server_log,
+    start_server,
+    stop_server,
+    wait_until_idle,
+)
 
 require_chromium()
 

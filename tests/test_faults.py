@@ -6,8 +6,12 @@ import shutil
 import numpy as np
 import pytest
 
-from core import model_cache
-from core.model_cache import cache_is_complete, ensure_smollm2_cache, smollm2_cache_dir
+from core.models import smollm2_cache as model_cache
+from core.models.smollm2_cache import (
+    cache_is_complete,
+    ensure_smollm2_cache,
+    smollm2_cache_dir,
+)
 
 
 @pytest.fixture
@@ -38,7 +42,7 @@ def test_missing_marker_means_half_written(tmp_path, monkeypatch):
 
 
 def test_corrupt_cache_of_the_right_size_is_rebuilt(private_cache):
-    from core.pretrained import load_model
+    from core.models.pretrained import load_model
 
     weights = private_cache / "model.safetensors"
     data = bytearray(weights.read_bytes())

@@ -7,8 +7,19 @@ import numpy as np
 import pytest
 from sklearn.decomposition import PCA
 
-from core.geometry import (compare_vectors, cosine, cosine_matrix, dot_product_formula, find_tokens, nearest,
-                           normalized_rows, pca, plot_sample, resolve_tokens, token_kind)
+from core.geometry import (
+    compare_vectors,
+    cosine,
+    cosine_matrix,
+    dot_product_formula,
+    find_tokens,
+    nearest,
+    normalized_rows,
+    pca,
+    plot_sample,
+    resolve_tokens,
+    token_kind,
+)
 from core.id_gap import id_gap_correlation, sample_pairs, spearman
 from core.toy_tables import seed000_table, seed003_table, seed004_table
 
@@ -249,7 +260,7 @@ def test_every_float16_value_converts_exactly_through_torch():
 
 @pytest.mark.parametrize("dims", [2, 3])
 def test_pca_scatter_names_the_chosen_and_searched_tokens(dims):
-    from core.figures_geometry import pca_scatter
+    from core.figures.geometry import pca_scatter
 
     coords = np.arange(5 * dims, dtype=float).reshape(5, dims)
     tokens = ["a", "b", "c", "d", "e"]
@@ -266,7 +277,7 @@ def test_pca_scatter_names_the_chosen_and_searched_tokens(dims):
 
 @pytest.mark.parametrize("points, drawn_as", [(5, "scatter"), (999, "scatter"), (1000, "scattergl"), (40_000, "scattergl")])
 def test_many_points_are_drawn_with_webgl_few_with_svg(points, drawn_as):
-    from core.figures_geometry import id_gap_scatter, norm_by_id_figure
+    from core.figures.geometry import id_gap_scatter, norm_by_id_figure
 
     values = np.linspace(0, 1, points)
     gaps = id_gap_scatter(np.arange(points), values, [3], [0.5], ["a–b"], "t")
@@ -276,7 +287,7 @@ def test_many_points_are_drawn_with_webgl_few_with_svg(points, drawn_as):
 
 
 def test_a_token_both_chosen_and_searched_is_named_once():
-    from core.figures_geometry import pca_scatter
+    from core.figures.geometry import pca_scatter
 
     fig = pca_scatter(np.arange(10, dtype=float).reshape(5, 2), list("abcde"), np.arange(5), "t",
                       colour_values=np.arange(5), labelled=[1, 4], highlighted=[4])
@@ -284,7 +295,7 @@ def test_a_token_both_chosen_and_searched_is_named_once():
 
 
 def test_arrow_labels_point_outward_and_step_aside_for_near_tips():
-    from core.figures_geometry import arrow_label_shift, arrows_figure
+    from core.figures.geometry import arrow_label_shift, arrows_figure
 
     assert arrow_label_shift(np.array([[1.0, 1.0]]), 2.0) == 12
     assert arrow_label_shift(np.array([[-1.0, -1.0]]), 2.0) == -12

@@ -3,9 +3,10 @@ cached arrays are read-only; an edited large table never gets stale derived arra
 from __future__ import annotations
 
 import numpy as np
-
 from conftest import APP, TIMEOUT, figure, open_page, plotly_array
+
 from core.tables import EmbeddingTable
+from ui import cached
 
 
 def lookup_x(at) -> np.ndarray:
@@ -19,9 +20,8 @@ def test_an_edit_in_one_session_is_invisible_in_another():
     assert lookup_x(first)[1, 0] == 42.0          # 'γ α': α is position 1
     second = open_page("lookup")
     assert lookup_x(second)[1, 0] == 1.0
-    import caches
 
-    assert caches._toy_table("seed000").weight[0, 0] == 1.0
+    assert cached.toy_table_named("seed000").weight[0, 0] == 1.0
 
 
 def test_uploads_and_training_stay_in_their_session():
@@ -39,20 +39,19 @@ def test_uploads_and_training_stay_in_their_session():
 
 
 def test_cached_objects_are_read_only():
-    import caches
 
     open_page("geometry", table="seed001-lab")
-    table = caches._toy_table("seed001-lab")
+    table = cached.toy_table_named("seed001-lab")
     assert not table.weight.flags.writeable
-    result = caches.cached_pca(table, 3)
+    result = cached.cached_pca(table, 3)
     for array in (result.coords, result.components, result.explained_variance_ratio):
         assert not array.flags.writeable
-    assert not caches.cached_norms(table).flags.writeable
-    smollm2 = caches.loaded_model("smollm2")
+    assert not cached.cached_norms(table).flags.writeable
+    smollm2 = cached.loaded_model("smollm2")
     assert not smollm2.table.weight.flags.writeable and smollm2.table.weight.dtype == np.float16
-    minilm = caches.loaded_model("minilm")
+    minilm = cached.loaded_model("minilm")
     assert not minilm.table.weight.flags.writeable
-    assert not caches._glove().weight.flags.writeable
+    assert not cached.glove().weight.flags.writeable
 
 
 def test_no_stale_cache_after_editing_a_large_table():
@@ -71,7 +70,7 @@ def test_no_stale_cache_after_editing_a_large_table():
     at.session_state["extra_tables"] = {"upload:large": "large.npy (upload)"}
     at.session_state["keep_table"] = "upload:large"
     at.query_params["query"] = "row7"
-    at.switch_page("pages/geometry.py")
+    at.switch_page("app_pages/geometry.py")
     at.run()
 
     def shown():

@@ -1,12 +1,24 @@
-"""core.lookup and core.lookup_report against torch.nn.Embedding, autograd and the seeds."""
+"""core.lookup and core.lessons.lookup_report against torch.nn.Embedding, autograd and the seeds."""
 from __future__ import annotations
 
 import numpy as np
 import pytest
 import torch
 
-from core.lookup import embedding_gradient, lookup, one_hot, parse_id_list, squared_distance, validate_ids
-from core.lookup_report import build_lookup, one_hot_matches, rename_demo, table_size
+from core.lessons.lookup_report import (
+    build_lookup,
+    one_hot_matches,
+    rename_demo,
+    table_size,
+)
+from core.lookup import (
+    embedding_gradient,
+    lookup,
+    one_hot,
+    parse_id_list,
+    squared_distance,
+    validate_ids,
+)
 from core.toy_tables import seed000_table, seed001_excerpt_table, seed004_table
 
 

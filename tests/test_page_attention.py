@@ -2,8 +2,6 @@
 from __future__ import annotations
 
 import numpy as np
-import pytest
-
 from conftest import assert_clean, figure, open_page, plotly_array, texts
 
 
@@ -25,7 +23,7 @@ def test_attention_runs_and_A_rows_sum_to_one():
 
 def test_every_step_of_the_head_is_one_choice_and_only_it_is_drawn():
     from core.attention import attention_head, identity_projection, sinusoidal_positions
-    from core.figures_attention import HEAD_STEPS
+    from core.figures.attention import HEAD_STEPS
     from core.lookup import lookup
     from core.toy_tables import seed004_table
 

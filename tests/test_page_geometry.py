@@ -1,9 +1,7 @@
 """AppTest: the Geometry page."""
 from __future__ import annotations
 
-import pytest
-
-from conftest import assert_clean, figure, open_page, plotly_array, texts
+from conftest import assert_clean, figure, open_page, texts
 
 
 def chart_types(at) -> list[str]:

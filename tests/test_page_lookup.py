@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from conftest import assert_clean, figure, open_page, plotly_array, texts
 
 
@@ -78,8 +77,8 @@ def test_edit_survives_a_bad_input_and_a_page_change():
     at.button(key="lookup_edit_apply").click().run()
     at.text_input(key="lookup_text").input("nonsense").run()
     assert at.error
-    at.switch_page("pages/geometry.py").run()
-    at.switch_page("pages/lookup.py").run()
+    at.switch_page("app_pages/geometry.py").run()
+    at.switch_page("app_pages/lookup.py").run()
     assert at.text_input(key="lookup_text").value == "nonsense"
     at.text_input(key="lookup_text").input("γ").run()
     assert x_matrix(at)[0, 0] == 3.0
@@ -154,6 +153,6 @@ def test_presentation_mode_and_figure_format():
     assert_clean(at)
     assert at.toggle(key="present").value is True
     at.radio(key="image_format").set_value("svg").run()
-    at.switch_page("pages/lookup.py").run()
+    at.switch_page("app_pages/lookup.py").run()
     spec = at.get("plotly_chart")[0].proto
     assert "svg" in spec.config

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 import torch
 
-from core.pretrained import load_model, load_table, minilm_dir
+from core.models.pretrained import load_model, load_table, minilm_dir
 
 
 @pytest.fixture(scope="module")
@@ -85,7 +85,7 @@ def test_smollm2_output_scores_are_dot_products(smollm2):
 
 
 def test_glove_analogy(glove):
-    from core.geometry import nearest, normalized_rows
+    from core.geometry import normalized_rows
 
     assert glove.weight.shape == (400000, 50)
     king, man, woman, queen = (glove.row_of_token(w) for w in ("king", "man", "woman", "queen"))
@@ -114,9 +114,9 @@ def test_offline_hub_id_fails_fast_with_a_clear_message():
 
 
 def test_local_folder_model(tmp_path):
-    from core.settings import OperatorSettings
-
     from transformers import BertConfig, BertModel, BertTokenizerFast
+
+    from core.settings import OperatorSettings
 
     vocabulary = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "the", "cat", "sat"]
     (tmp_path / "vocab.txt").write_text("\n".join(vocabulary))

@@ -2,23 +2,22 @@
 with a message. Driven through AppTest scripts that call the shared helpers as the sidebar does."""
 from __future__ import annotations
 
-from streamlit.testing.v1 import AppTest
-
 from conftest import TIMEOUT, texts
+from streamlit.testing.v1 import AppTest
 
 
 def keep_four_uploads():
     import numpy as np
     import streamlit as st
 
-    import shared
     from core.tables import EmbeddingTable
+    from ui import state, tables
 
     for number in range(4):
         table = EmbeddingTable(f"t{number}.npy", np.eye(3) * (number + 1), ("a", "b", "c"), np.arange(3),
                                key=f"upload:t{number}")
-        shared.keep_upload(table)
-    shared.show_pending_warnings()
+        tables.keep_upload(table)
+    state.show_pending_warnings()
     st.write(list(st.session_state["uploads"]))
 
 
@@ -38,7 +37,7 @@ def parse_twice():
     import streamlit as st
 
     import core.uploads
-    import shared
+    from ui import tables
 
     calls = []
     original = core.uploads.parse_upload
@@ -53,8 +52,8 @@ def parse_twice():
             return buffer.getvalue()
 
     try:
-        first = shared.parsed_upload(Upload(), None, None)
-        again = shared.parsed_upload(Upload(), None, None)
+        first = tables.parsed_upload(Upload(), None, None)
+        again = tables.parsed_upload(Upload(), None, None)
     finally:
         core.uploads.parse_upload = original
     st.write(f"parses={len(calls)} same={first is again}")

@@ -5,7 +5,14 @@ import numpy as np
 import pytest
 import torch
 
-from core.edits import CoordinateEdit, Resize, apply_operations, edit_coordinate, rename_ids, resize_table
+from core.edits import (
+    CoordinateEdit,
+    Resize,
+    apply_operations,
+    edit_coordinate,
+    rename_ids,
+    resize_table,
+)
 from core.lookup import lookup
 from core.toy_tables import TOY_TABLES, seed001_lab_table, seed003_table, toy_table
 

@@ -5,10 +5,22 @@ import numpy as np
 import pytest
 import torch
 
-from core.tiny_model import BUILTIN_CORPUS, TinyModelConfig, fixed_basis_frames, neighbours_before_after, train_tiny_model
+from core.tiny_model import (
+    BUILTIN_CORPUS,
+    TinyModelConfig,
+    fixed_basis_frames,
+    neighbours_before_after,
+    train_tiny_model,
+)
 from core.toy_tables import LAB_LEARNING_RATE, LAB_OUTPUT_WEIGHT, seed001_lab_table
-from core.training import (OptimizerConfig, OptimizerState, optimizer_update, sequence_gradient,
-                           softmax_ce_step, train_table_steps)
+from core.training import (
+    OptimizerConfig,
+    OptimizerState,
+    optimizer_update,
+    sequence_gradient,
+    softmax_ce_step,
+    train_table_steps,
+)
 
 
 def lab_step(lr=LAB_LEARNING_RATE):

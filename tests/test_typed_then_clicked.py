@@ -5,7 +5,6 @@ and clicks without pressing Enter; arguments built in the previous run would car
 from __future__ import annotations
 
 import numpy as np
-
 from conftest import figure, open_page, plotly_array, visible
 
 

@@ -9,9 +9,9 @@ import re
 
 import numpy as np
 import pytest
+from conftest import open_page, visible
 from markdown_it import MarkdownIt
 
-from conftest import open_page, visible
 from core.text import WORD_JOINER, html_literal, markdown_literal, shorten
 
 PAYLOADS = [
@@ -59,8 +59,8 @@ def test_html_literal_and_shorten():
 def test_figures_show_tokens_as_text():
     """Tick labels, hover texts, annotations and trace names of a figure keep no tag but the
     figure builders' own line breaks."""
-    from core.figures import matrix_heatmap, plain_text_figure
-    from core.figures_geometry import pca_scatter
+    from core.figures.base import matrix_heatmap, plain_text_figure
+    from core.figures.geometry import pca_scatter
 
     evil = '<a href="http://127.0.0.1:9/">click</a>'
     heat = plain_text_figure(matrix_heatmap(np.eye(2), "X", [evil, "b<br>"], [evil, "y"]))

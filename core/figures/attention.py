@@ -5,7 +5,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from core.attention import AttentionResult, score_breakdown
-from core.figures import base_layout, matrix_heatmap
+from core.figures.base import base_layout, matrix_heatmap
 
 
 def attention_hover(result: AttentionResult) -> np.ndarray:

@@ -5,31 +5,43 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-import caches
-import display
-import shared
-from core.figures import format_number, matrix_heatmap
-from core.figures_geometry import (arrows_figure, hover_texts, id_gap_scatter, norm_by_id_figure,
-                                   pca_scatter)
-from core.geometry import (compare_vectors, cosine_matrix, dot_product_formula, find_tokens,
-                           plot_sample, possible_components, resolve_tokens, TOKEN_KINDS)
+from core.figures.base import matrix_heatmap
+from core.figures.geometry import (
+    arrows_figure,
+    hover_texts,
+    id_gap_scatter,
+    norm_by_id_figure,
+    pca_scatter,
+)
+from core.geometry import (
+    TOKEN_KINDS,
+    compare_vectors,
+    cosine_matrix,
+    dot_product_formula,
+    find_tokens,
+    nearest,
+    plot_sample,
+    possible_components,
+    resolve_tokens,
+)
 from core.id_gap import sample_pairs, spearman
+from core.limits import MAX_PLOT_POINTS
+from core.text import format_number
+from ui import cached, render, state, tables
 
-shared.require_shell()
-
-table = shared.active_table()
+table = tables.active_table()
 st.title("📐 Geometry of the table")
-st.caption(f"Table **{display.md(table.name)}** · {table.vocab_size:,} × {table.width} — {display.md(table.source)}")
+st.caption(f"Table **{render.md(table.name)}** · {table.vocab_size:,} × {table.width} — {render.md(table.source)}")
 SEED_003_PRESET = {"h": np.array([2.0, 1.0]), "w": np.array([3.0, -1.0])}
 
 
 def chosen_rows() -> list[int]:
-    default = shared.default_chosen_tokens(table)
-    text = shared.kept_widget(st.text_input, "Chosen tokens (2–6, separated by spaces)", "geo_tokens",
-                              default, query="tokens", parse=shared.parse_text)
+    default = tables.default_chosen_tokens(table)
+    text = state.kept_widget(st.text_input, "Chosen tokens (2–6, separated by spaces)", "geo_tokens",
+                              default, query="tokens", parse=state.parse_text)
     rows, unknown = resolve_tokens(table.tokens, text.split(), table.row_of_token)
     if unknown:
-        display.warning_box(f"Not in this vocabulary: {', '.join(unknown[:10])}. "
+        render.warning_box(f"Not in this vocabulary: {', '.join(unknown[:10])}. "
                    f"Vocabulary: {table.vocabulary_text(20)}")
     if len(rows) > 6:
         st.info("Only the first 6 chosen tokens are used.")
@@ -37,7 +49,7 @@ def chosen_rows() -> list[int]:
 
 
 def kinds_of(rows) -> list[str]:
-    return [TOKEN_KINDS[code] for code in caches.token_kind_codes(table)[rows]]
+    return [TOKEN_KINDS[code] for code in cached.token_kind_codes(table)[rows]]
 
 
 def search_text() -> str:
@@ -47,7 +59,7 @@ def search_text() -> str:
     searched token and the next run with it, a click on the first drawing would be dropped.
     """
     default = table.tokens[0] if table.vocab_size <= 6 else "cat"
-    return shared.keep("geo_query", default, query="query", parse=shared.parse_text)
+    return state.keep("geo_query", default, query="query", parse=state.parse_text)
 
 
 def query_row() -> list[int]:
@@ -60,22 +72,22 @@ def query_row() -> list[int]:
 def drawn_rows(rows: list[int], searched: list[int]) -> tuple[np.ndarray, list[str]]:
     """The rows both scatter plots draw (all, or a seeded sample plus the chosen and searched
     tokens) and their hover texts, built once per rerun."""
-    shown = plot_sample(table.vocab_size, shared.MAX_PLOT_POINTS, must_include=rows + searched)
+    shown = plot_sample(table.vocab_size, MAX_PLOT_POINTS, must_include=rows + searched)
     return shown, hover_texts([table.tokens[r] for r in shown], table.ids[shown])
 
 
-@shared.fragment
+@state.fragment
 def show_pca(rows: list[int], searched: list[int], shown: np.ndarray, hover: list[str]) -> None:
     st.subheader("PCA projection of the whole table")
     c1, c2 = st.columns(2)
-    dims = shared.kept_widget(c1.radio, "Dimensions", "geo_dims", 2, query="dims",
-                              parse=shared.parse_choice([2, 3]), options=[2, 3], horizontal=True)
-    colour = shared.kept_widget(c2.radio, "Colour by", "geo_colour", "id", query="colour",
-                                parse=shared.parse_choice(["id", "norm", "kind"]),
+    dims = state.kept_widget(c1.radio, "Dimensions", "geo_dims", 2, query="dims",
+                              parse=state.parse_choice([2, 3]), options=[2, 3], horizontal=True)
+    colour = state.kept_widget(c2.radio, "Colour by", "geo_colour", "id", query="colour",
+                                parse=state.parse_choice(["id", "norm", "kind"]),
                                 options=["id", "norm", "kind"], horizontal=True,
                                 format_func={"id": "token id", "norm": "vector norm", "kind": "token kind"}.get)
     k = possible_components(table.vocab_size, table.width, 3)
-    result = caches.cached_pca(table, 3)
+    result = cached.cached_pca(table, 3)
     if k < dims:
         st.warning(f"This table has {table.vocab_size} rows and {table.width} coordinates: PCA can "
                    f"give at most {k} component(s), so the plot uses {k}.")
@@ -91,23 +103,23 @@ def show_pca(rows: list[int], searched: list[int], shown: np.ndarray, hover: lis
     if colour == "kind":
         options["kinds"] = kinds_of(shown)
     else:
-        values = table.ids[shown] if colour == "id" else caches.cached_norms(table)[shown]
+        values = table.ids[shown] if colour == "id" else cached.cached_norms(table)[shown]
         options.update(colour_values=values, colour_title="id" if colour == "id" else "norm")
     ratio = result.explained_variance_ratio
     title = "PCA · explained variance " + ", ".join(f"PC{i + 1} {100 * v:.1f}%" for i, v in enumerate(ratio[:dims]))
-    event = display.show_figure(pca_scatter(coords, tokens, table.ids[shown], title, **options),
+    event = render.show_figure(pca_scatter(coords, tokens, table.ids[shown], title, **options),
                                key="geo_pca", on_select="rerun")
     picked = [shown[p["customdata"]] for p in (event.selection.points if event else [])
               if isinstance(p.get("customdata"), int) and 0 <= p["customdata"] < len(shown)]
     if picked and table.tokens[picked[0]] != search_text():
-        shared.set_kept("geo_query", table.tokens[picked[0]])
+        state.set_kept("geo_query", table.tokens[picked[0]])
         st.rerun()  # the whole app: the neighbours below and the highlight both follow the pick
     st.caption("The basis is fixed per table (signs normalised), so points do not jump between reruns. "
                + ("Click a point to list its nearest neighbours below." if dims == 2 or k < 3 else
                   "Hover a point to read its token; switch to 2-D to pick one by clicking."))
 
 
-@shared.fragment
+@state.fragment
 def show_arrows(rows: list[int]) -> None:
     st.subheader("Vectors as arrows: cosine vs dot product")
     preset = st.toggle("Seed 003 preset: h = (2, 1), w = (3, −1)", key="geo_preset_h_w")
@@ -124,13 +136,13 @@ def show_arrows(rows: list[int]) -> None:
         if table.width == 2:
             plane, axes = raw, ("x0", "x1")
         else:
-            result = caches.cached_pca(table, 3)
+            result = cached.cached_pca(table, 3)
             plane = np.zeros((len(rows), 2))
             plane[:, : min(2, result.components.shape[0])] = (raw @ result.components.T)[:, :2]
             axes = ("PC1 direction", "PC2 direction")
     title = "Arrows from the origin" + ("" if preset or table.width == 2 else
                                        " (raw vectors projected on the PCA plane, not centred)")
-    display.show_figure(arrows_figure(plane, labels, title, axes), key="geo_arrows")
+    render.show_figure(arrows_figure(plane, labels, title, axes), key="geo_arrows")
     records = []
     for i in range(len(labels)):
         for j in range(i + 1, len(labels)):
@@ -149,19 +161,19 @@ def show_arrows(rows: list[int]) -> None:
 
 def show_id_gap(rows: list[int]) -> None:
     st.subheader("Cosine vs token-id gap")
-    norms = caches.cached_norms(table)
+    norms = cached.cached_norms(table)
     sample = sample_pairs(table.weight, table.ids, 2000, seed=0, norms=norms)
     chosen_gaps, chosen_cos, chosen_labels = [], [], []
     for i, a in enumerate(rows):
         for b in rows[i + 1:]:
             pair = compare_vectors(table.weight[a], table.weight[b])
             if pair.cosine is None:
-                display.warning_box(f"{table.tokens[a]} or {table.tokens[b]} is a zero vector: cosine undefined.")
+                render.warning_box(f"{table.tokens[a]} or {table.tokens[b]} is a zero vector: cosine undefined.")
                 continue
             chosen_gaps.append(abs(int(table.ids[a]) - int(table.ids[b])))
             chosen_cos.append(pair.cosine)
             chosen_labels.append(f"{table.tokens[a]}–{table.tokens[b]}")
-    r_exact = caches.cached_id_gap_correlation(table)
+    r_exact = cached.cached_id_gap_correlation(table)
     rho = spearman(sample.gaps, sample.cosines)
     c1, c2, c3 = st.columns(3)
     c1.metric("Pearson r, all pairs (exact)", "undefined" if np.isnan(r_exact) else f"{r_exact:+.3f}")
@@ -169,7 +181,7 @@ def show_id_gap(rows: list[int]) -> None:
     c3.metric("Pairs in the table", f"{table.vocab_size * (table.vocab_size - 1) // 2:,}")
     fig = id_gap_scatter(sample.gaps, sample.cosines, chosen_gaps, chosen_cos, chosen_labels,
                          "Each point is a pair of tokens")
-    display.show_figure(fig, key="geo_idgap")
+    render.show_figure(fig, key="geo_idgap")
     if chosen_labels:
         st.dataframe(pd.DataFrame({"pair": chosen_labels, "id gap": chosen_gaps,
                                    "cosine": [f"{c:.3f}" for c in chosen_cos]}), hide_index=True)
@@ -180,25 +192,25 @@ def show_neighbours(matches: list[int]) -> None:
     """matches: the searched row (query_row()), or none."""
     st.subheader("Nearest neighbours")
     c1, c2, c3 = st.columns([2, 1, 1])
-    query = shared.kept_widget(c1.text_input, "Find a token", "geo_query", search_text(), query="query",
-                               parse=shared.parse_text)
-    k = shared.kept_widget(c2.number_input, "k", "geo_k", 5, query="k",
-                           parse=shared.parse_int_in(1, 100), min_value=1, max_value=100)
-    metric = shared.kept_widget(c3.radio, "Metric", "geo_metric", "cosine", query="metric",
-                                parse=shared.parse_choice(["cosine", "euclidean"]),
+    query = state.kept_widget(c1.text_input, "Find a token", "geo_query", search_text(), query="query",
+                               parse=state.parse_text)
+    k = state.kept_widget(c2.number_input, "k", "geo_k", 5, query="k",
+                           parse=state.parse_int_in(1, 100), min_value=1, max_value=100)
+    metric = state.kept_widget(c3.radio, "Metric", "geo_metric", "cosine", query="metric",
+                                parse=state.parse_choice(["cosine", "euclidean"]),
                                 options=["cosine", "euclidean"])
     if not matches:
-        display.warning_box(f"No token matches {query!r}. Vocabulary: {table.vocabulary_text(20)}")
+        render.warning_box(f"No token matches {query!r}. Vocabulary: {table.vocabulary_text(20)}")
         return
     row = matches[0]
     if int(k) > table.vocab_size - 1:
         st.info(f"k = {int(k)} is more than the other {table.vocab_size - 1} tokens: showing all of them.")
     try:
-        neighbours = caches.nearest_neighbours(table, row, int(k), metric)
+        neighbours = nearest(table.weight, row, int(k), metric, norms=cached.cached_norms(table))
     except ValueError as error:
-        display.error_box(error)
+        render.error_box(error)
         return
-    st.markdown(f"Neighbours of **{display.md(table.tokens[row])}** (id {int(table.ids[row])}) by {metric}:")
+    st.markdown(f"Neighbours of **{render.md(table.tokens[row])}** (id {int(table.ids[row])}) by {metric}:")
     st.dataframe(pd.DataFrame({"token": [table.tokens[r] for r, _ in neighbours],
                                "id": [int(table.ids[r]) for r, _ in neighbours],
                                metric if metric == "cosine" else "distance":
@@ -210,13 +222,13 @@ def show_heatmap_and_norms(rows: list[int], shown: np.ndarray, hover: list[str])
     if len(rows) >= 1:
         labels = [table.tokens[r] for r in rows]
         matrix = cosine_matrix(table.weight[rows])
-        display.figure_with_csv(matrix_heatmap(matrix, "cos(a, b)", labels, labels, digits=3),
+        render.figure_with_csv(matrix_heatmap(matrix, "cos(a, b)", labels, labels, digits=3),
                                matrix, "cosine_matrix", labels, labels)
     st.subheader("Vector norm vs token id")
-    fig = norm_by_id_figure(table.ids[shown], caches.cached_norms(table)[shown],
+    fig = norm_by_id_figure(table.ids[shown], cached.cached_norms(table)[shown],
                             [table.tokens[r] for r in shown], "Norm by id (bands reveal tokenizer structure)",
                             kinds=kinds_of(shown), hover=hover)
-    display.show_figure(fig, key="geo_norms")
+    render.show_figure(fig, key="geo_norms")
 
 
 rows = chosen_rows()

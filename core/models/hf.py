@@ -16,8 +16,13 @@ import struct
 from dataclasses import dataclass
 from pathlib import Path
 
-from core.limits import (HUB_CONNECT_TIMEOUT_S, HUB_METADATA_TIMEOUT_S, MAX_FOLDER_PATH_CHARS,
-                         MAX_HUB_ID_CHARS, megabytes)
+from core.limits import (
+    HUB_CONNECT_TIMEOUT_S,
+    HUB_METADATA_TIMEOUT_S,
+    MAX_FOLDER_PATH_CHARS,
+    MAX_HUB_ID_CHARS,
+    megabytes,
+)
 from core.settings import OperatorSettings
 from core.text import shorten
 

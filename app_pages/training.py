@@ -5,19 +5,30 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-import caches
-import display
-import shared
-from core.figures import grouped_bars, matrix_heatmap, vector_bars
-from core.figures_training import loss_curve, moving_points_animation
-from core.latex import vector_latex
-from core.tiny_model import (BUILTIN_CORPUS, MAX_STEPS, TinyModelConfig, fixed_basis_frames,
-                             neighbours_before_after)
-from core.toy_tables import LAB_LEARNING_RATE, LAB_OUTPUT_TOKENS, LAB_OUTPUT_WEIGHT, seed001_lab_table
-from core.training import (OptimizerConfig, learning_rate_note, softmax_ce_step, train_table_steps,
-                           trajectory_note)
-
-shared.require_shell()
+from core.figures.base import grouped_bars, matrix_heatmap, vector_bars
+from core.figures.training import loss_curve, moving_points_animation
+from core.text import vector_latex
+from core.tiny_model import (
+    BUILTIN_CORPUS,
+    MAX_STEPS,
+    TinyModelConfig,
+    fixed_basis_frames,
+    neighbours_before_after,
+)
+from core.toy_tables import (
+    LAB_LEARNING_RATE,
+    LAB_OUTPUT_TOKENS,
+    LAB_OUTPUT_WEIGHT,
+    seed001_lab_table,
+)
+from core.training import (
+    OptimizerConfig,
+    learning_rate_note,
+    softmax_ce_step,
+    train_table_steps,
+    trajectory_note,
+)
+from ui import render, widgets
 
 st.title("🏋️ Training: the gradient moves the rows it touched")
 lab = seed001_lab_table()
@@ -45,7 +56,7 @@ def show_lab() -> None:
     try:
         step = softmax_ce_step(history[-1], LAB_OUTPUT_WEIGHT, target, float(lr))
     except ValueError as error:
-        display.error_box(error)
+        render.error_box(error)
         return
     b1.button("Step", type="primary", key="train_step", disabled=not step.finite, on_click=take_typed_step)
     b2.button("Undo", key="train_undo", disabled=len(history) < 2, on_click=history.pop)
@@ -89,16 +100,16 @@ def show_step(step, target_name: str, steps_taken: int) -> None:
     labels = [f"x{i}" for i in range(len(step.grad))]
     c1, c2 = st.columns(2)
     with c1:
-        display.show_figure(vector_bars(step.grad, "Gradient ∇ₓL (six coordinates)", labels), key="train_grad")
+        render.show_figure(vector_bars(step.grad, "Gradient ∇ₓL (six coordinates)", labels), key="train_grad")
     with c2:
-        display.show_figure(grouped_bars({"row before": step.x_before, "row after": step.x_after},
+        render.show_figure(grouped_bars({"row before": step.x_before, "row after": step.x_after},
                                         f"Row “{input_name}” before and after"), key="train_rows")
     row = lab.row_of_token(input_name)
     weight = np.array(lab.weight, dtype=np.float64)
     weight[row] = step.x_after
     fig = matrix_heatmap(weight - lab.weight, "Change of the lab table after this step (only one row moves)",
                          lab.tokens, labels, highlight_rows=[row], digits=3)
-    display.show_figure(fig, key="train_table_change")
+    render.show_figure(fig, key="train_table_change")
 
 
 def show_batch() -> None:
@@ -119,7 +130,7 @@ def show_batch() -> None:
         result = train_table_steps(lab.weight, ids, readout, OptimizerConfig(kind, float(lr), weight_decay=float(decay)),
                                    int(steps), frozen)
     except ValueError as error:
-        display.error_box(error)
+        render.error_box(error)
         return
     note = trajectory_note(result)
     if note is not None:
@@ -127,10 +138,10 @@ def show_batch() -> None:
     labels = [f"x{i}" for i in range(lab.width)]
     c1, c2 = st.columns(2)
     with c1:
-        display.figure_with_csv(matrix_heatmap(result.gradient, "Gradient S^T G (last step)", lab.tokens, labels, digits=3),
+        render.figure_with_csv(matrix_heatmap(result.gradient, "Gradient S^T G (last step)", lab.tokens, labels, digits=3),
                                result.gradient, "table_gradient", lab.tokens, labels)
     with c2:
-        display.figure_with_csv(matrix_heatmap(result.update, "Update applied (last step)", lab.tokens, labels, digits=3),
+        render.figure_with_csv(matrix_heatmap(result.update, "Update applied (last step)", lab.tokens, labels, digits=3),
                                result.update, "table_update", lab.tokens, labels)
     st.caption(f"Loss per step: {', '.join(f'{v:.3f}' for v in result.losses[:10])}"
                + (" …" if len(result.losses) > 10 else "") +
@@ -161,9 +172,9 @@ def show_live_model() -> None:
             return
         progress = st.progress(0.0, text="Training…")
         try:
-            st.session_state["train_live_run"] = caches.train_live(text, config, progress)
+            st.session_state["train_live_run"] = widgets.train_live(text, config, progress)
         except ValueError as error:
-            display.error_box(error)
+            render.error_box(error)
             return
         finally:
             progress.empty()
@@ -174,9 +185,9 @@ def show_live_model() -> None:
     st.caption(f"Last run: {run.config.steps} steps, d = {run.config.width}, seed {run.config.seed}, "
                f"{'with' if run.config.attention else 'no'} attention, {'tied' if run.config.tied else 'untied'} output; "
                f"loss {run.losses[0]:.3f} → {run.losses[-1]:.3f}.")
-    display.show_figure(loss_curve(run.losses), key="train_loss")
+    render.show_figure(loss_curve(run.losses), key="train_loss")
     frames = fixed_basis_frames(run, basis)
-    display.show_figure(moving_points_animation(frames, run.snapshot_steps, run.vocabulary,
+    render.show_figure(moving_points_animation(frames, run.snapshot_steps, run.vocabulary,
                                                f"Embedding rows moving (PCA basis fixed from the {basis} table)"),
                        key="train_anim")
     word = st.selectbox("Neighbours of", run.vocabulary, key="train_live_word")

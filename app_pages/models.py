@@ -5,25 +5,23 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-import caches
-import display
-import shared
-from core.figures import line_chart
-from core.figures_attention import attention_map, attention_mosaic
-from core.model_probes import is_causal_map
-from core.pretrained import BUILTIN_MODELS
+from core.figures.attention import attention_map, attention_mosaic
+from core.figures.base import line_chart
+from core.models.pretrained import BUILTIN_MODELS
+from core.models.probes import is_causal_map
 
 MAX_SHOWN_TOKENS = 48   # longer texts are cut (with a message) before running the model
+from core.limits import MAX_TEXT_CHARS
+from ui import cached, render, state, tables
 
-shared.require_shell()
 st.title("🧠 Attention in a real model")
-model = shared.current_model()
+model = tables.current_model()
 if model is None:
     st.info("This page reads a pretrained transformer. The chosen table has no attention layers "
             "(toy tables, GloVe and uploads are tables only). Pick a model:")
     for name, label in BUILTIN_MODELS.items():
         if st.button(label, key=f"models_pick_{name}"):
-            shared.set_kept("table", name)
+            state.set_kept("table", name)
             st.rerun()
     st.stop()
 
@@ -36,18 +34,18 @@ def show_facts() -> None:
     c3.metric("Layers × heads", f"{model.layers} × {model.heads}")
     tied = {True: "tied to E", False: "separate", None: "none"}[model.tied]
     c4.metric("Output layer", tied, help="none: this checkpoint is an encoder without an LM head")
-    st.caption(f"{display.md(model.table.source)}. " + display.md(" ".join(model.table.notes)) +
+    st.caption(f"{render.md(model.table.source)}. " + render.md(" ".join(model.table.notes)) +
                (" Causal: a token never attends to later tokens." if model.causal else
                 " Bidirectional: every token attends to every token."))
 
 
 def read_tokens() -> list[int] | None:
-    text = shared.kept_widget(st.text_input, "Text", "lookup_text", shared.PRETRAINED_TEXT, query="text",
-                              parse=shared.parse_text, max_chars=shared.MAX_TEXT_CHARS)
+    text = state.kept_widget(st.text_input, "Text", "lookup_text", tables.PRETRAINED_TEXT, query="text",
+                              parse=state.parse_text, max_chars=MAX_TEXT_CHARS)
     try:
         ids = model.encode(text)
     except ValueError as error:
-        display.error_box(error)
+        render.error_box(error)
         return None
     if not ids:
         st.error("The tokenizer produced no tokens: type some text.")
@@ -62,21 +60,21 @@ def read_tokens() -> list[int] | None:
 
 
 def show_maps(ids: list[int]) -> None:
-    attentions = caches.model_attentions(shared.current_table_name(), tuple(ids))
+    attentions = cached.model_attentions(tables.current_table_name(), tuple(ids))
     labels = [f"{p}:{model.table.tokens[i]}" for p, i in enumerate(ids)]
     causal_seen = is_causal_map(attentions)
     st.subheader("Every layer and head")
     st.markdown("Upper triangle empty everywhere: **causal** model." if causal_seen else
                 "Weights above the diagonal: **bidirectional** model (later tokens are visible).")
-    display.show_figure(attention_mosaic(attentions, f"Attention weights · shape {attentions.shape} (L, H, T, T)"),
+    render.show_figure(attention_mosaic(attentions, f"Attention weights · shape {attentions.shape} (L, H, T, T)"),
                        key="models_grid")
     c1, c2 = st.columns(2)
-    layer = shared.kept_widget(c1.number_input, "Layer", "attn_layer", 0, query="layer",
-                               parse=shared.parse_int_in(0, model.layers - 1), min_value=0, max_value=model.layers - 1)
-    head = shared.kept_widget(c2.number_input, "Head", "attn_head", 0, query="head",
-                              parse=shared.parse_int_in(0, model.heads - 1), min_value=0, max_value=model.heads - 1)
+    layer = state.kept_widget(c1.number_input, "Layer", "attn_layer", 0, query="layer",
+                               parse=state.parse_int_in(0, model.layers - 1), min_value=0, max_value=model.layers - 1)
+    head = state.kept_widget(c2.number_input, "Head", "attn_head", 0, query="head",
+                              parse=state.parse_int_in(0, model.heads - 1), min_value=0, max_value=model.heads - 1)
     weights = attentions[int(layer), int(head)]
-    display.figure_with_csv(attention_map(weights, labels, f"Layer {int(layer)}, head {int(head)}"), weights,
+    render.figure_with_csv(attention_map(weights, labels, f"Layer {int(layer)}, head {int(head)}"), weights,
                            f"attention_L{int(layer)}_H{int(head)}", labels, labels, key="models_one")
 
 
@@ -86,7 +84,7 @@ def show_positions(T: int) -> None:
         P = np.asarray(model.position_table[: max(T, 2)], dtype=np.float64)
         st.markdown(f"Learned absolute positions: a {model.position_table.shape[0]} × {model.position_table.shape[1]} "
                     "table added to the token vectors (first rows shown).")
-        display.show_positions_pair(P, "models")
+        render.show_positions_pair(P, "models")
     elif model.rope:
         st.markdown("**Rotary position embeddings (RoPE)**: no position vector is added to X. Instead each "
                     "query and key is rotated, pair of coordinates by pair, by an angle proportional to its "
@@ -103,15 +101,15 @@ def show_contextual() -> None:
     second = c2.text_input("Sentence B", "I paid the cash in at the bank counter.", key="models_ctx_b")
     word = c3.text_input("Token", "bank", key="models_ctx_word")
     try:
-        result = caches.model_divergence(shared.current_table_name(), first, second, word)
+        result = cached.model_divergence(tables.current_table_name(), first, second, word)
     except ValueError as error:
-        display.error_box(error)
+        render.error_box(error)
         return
-    st.markdown(f"“{display.md(result.token)}” at positions {result.positions}: the input embedding row is "
+    st.markdown(f"“{render.md(result.token)}” at positions {result.positions}: the input embedding row is "
                 f"{'**identical**' if result.same_input else '**different**'} (one row of E). Layer 0 is the "
                 "embedding output (token + position, normalised where the model does); then each layer mixes context.")
     layers = list(range(len(result.cosine_per_layer)))
-    display.show_figure(line_chart(layers, {"cos(h_A, h_B)": result.cosine_per_layer},
+    render.show_figure(line_chart(layers, {"cos(h_A, h_B)": result.cosine_per_layer},
                                   "Cosine between the two contextual vectors, per layer", "layer", "cosine"),
                        key="models_ctx_fig")
 
@@ -119,12 +117,12 @@ def show_contextual() -> None:
 def show_output_scores(ids: list[int]) -> None:
     st.subheader("Output scores: logits = h · w")
     if model.tied is None:
-        st.info(f"{display.md(model.name)} ships without an output layer (a sentence encoder): it scores no next token.")
+        st.info(f"{render.md(model.name)} ships without an output layer (a sentence encoder): it scores no next token.")
         return
     st.markdown(("**Tied**: the output vectors w are the rows of the input table E (one shared matrix)."
                  if model.tied else "**Untied**: the output layer has its own vectors w, separate from E.")
                 + " Each score is one dot product, not a probability.")
-    scores = caches.model_next_tokens(shared.current_table_name(), tuple(ids))
+    scores = cached.model_next_tokens(tables.current_table_name(), tuple(ids))
     st.dataframe(pd.DataFrame({"next token": [model.table.tokens[i] for i, _ in scores],
                                "id": [i for i, _ in scores], "logit h·w": [f"{s:.3f}" for _, s in scores]}),
                  hide_index=True)

@@ -14,10 +14,9 @@ from typing import Callable
 
 import numpy as np
 
+from core.limits import MAX_MODEL_TOKENS
 from core.settings import OperatorSettings, operator_settings
 from core.tables import EmbeddingTable
-
-MAX_MODEL_TOKENS = 256   # longest text (in tokens) whose attention maps are computed
 
 BUILTIN_MODELS = {
     "minilm": "MiniLM-L6 (BERT WordPiece, 30522 × 384)",
@@ -192,7 +191,7 @@ def _load_smollm2(report: Callable[[str], None]) -> PretrainedModel:
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    from core.model_cache import ensure_smollm2_cache, rebuild_smollm2_cache
+    from core.models.smollm2_cache import ensure_smollm2_cache, rebuild_smollm2_cache
 
     folder, _ = ensure_smollm2_cache(report)
     try:
@@ -212,7 +211,7 @@ def _load_smollm2(report: Callable[[str], None]) -> PretrainedModel:
 
 def _load_named_model(name: str, settings: OperatorSettings) -> PretrainedModel:
     """A hub id or (when the operator allows it) a local folder, checked and bounded first."""
-    from core.hub import load_transformer, local_model_folder, model_source
+    from core.models.hf import load_transformer, local_model_folder, model_source
 
     source = model_source(name, settings)
     folder = local_model_folder(source, settings)
@@ -272,7 +271,7 @@ def _glove_words_file(folder: Path) -> Path:
     import subprocess
     import sys
 
-    from core.model_cache import cache_root, conversion_lock
+    from core.models.smollm2_cache import cache_root, conversion_lock
 
     target = cache_root() / "glove-6b-50d-words.txt"
     if target.is_file():

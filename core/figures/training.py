@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from core.figures import base_layout
+from core.figures.base import base_layout
 
 
 def loss_curve(losses: np.ndarray, title: str = "Training loss") -> go.Figure:

@@ -1,31 +1,34 @@
-"""Shared, read-only caches: models, built-in tables and arrays derived from a table.
+"""The st.cache_* wrappers, nothing else: models, built-in tables and arrays derived from a table.
 
 Every cached object is shared by all sessions and never mutated (arrays are flagged
 read-only). Derived arrays are keyed by the table's `key`, which records every edit, so an
 edited table never reads a stale result (Streamlit would hash a large array from a sample).
+Nothing here draws: Streamlit would replay a cached function's elements into later sessions.
 """
 from __future__ import annotations
+
+import logging
 
 import numpy as np
 import streamlit as st
 
 from core.tables import EmbeddingTable
-from core.text import markdown_literal as md
-from core.text import shorten
 from core.toy_tables import toy_table
+
+LOG = logging.getLogger("embedding_lens.models")
 
 
 @st.cache_resource(show_spinner=False)
-def _toy_table(name: str) -> EmbeddingTable:
+def toy_table_named(name: str) -> EmbeddingTable:
     return toy_table(name)
 
 
 @st.cache_resource(show_spinner=False)
-def _model_store():
+def model_store():
     """The server's models, bounded by bytes (EMBEDDING_LENS_MODEL_MEMORY_MB). Created once per
     server, which is also when staging folders of a killed conversion are removed."""
-    from core.model_cache import clean_interrupted_conversions
-    from core.model_store import ModelStore
+    from core.models.smollm2_cache import clean_interrupted_conversions
+    from core.models.store import ModelStore
     from core.settings import operator_settings
 
     clean_interrupted_conversions()
@@ -33,49 +36,29 @@ def _model_store():
 
 
 def loaded_model(name: str):
-    """The shared model, loaded if needed. Draws nothing, so cached functions may call it."""
-    from core.pretrained import load_model
+    """The shared model, loaded if needed. Draws nothing, so cached functions may call it.
+    Raises ValueError only: anything else a loader raises is logged and said in plain words."""
+    from core.models.pretrained import load_model
 
-    return _model_store().load(name, lambda: load_model(name))
+    try:
+        return model_store().load(name, lambda: load_model(name))
+    except ValueError:
+        raise
+    except Exception:
+        LOG.exception("loading model %r failed", name)
+        raise ValueError("this model could not be loaded on this server (the server's log says why)") from None
 
 
 @st.cache_resource(show_spinner="Loading GloVe (once per server)…")
-def _glove() -> EmbeddingTable:
-    from core.pretrained import load_table
+def glove() -> EmbeddingTable:
+    from core.models.pretrained import load_table
 
     return load_table("glove-50d")
 
 
-def model_for(name: str):
-    """The shared model, showing progress while it loads (outside every cached function:
-    Streamlit would replay a cached function's elements in later sessions). Raises ValueError."""
-    model = _model_store().get(name)
-    if model is not None:
-        return model
-    if name == "smollm2":
-        _prepare_smollm2()
-    with st.spinner(f"Loading {md(shorten(name, 80))} (once per server)…"):
-        return loaded_model(name)
-
-
-def _prepare_smollm2() -> None:
-    """SmolLM2's one-time conversion, with its progress; other sessions wait for it, not redo it."""
-    from core.model_cache import cache_is_complete, ensure_smollm2_cache, smollm2_cache_dir
-
-    if cache_is_complete(smollm2_cache_dir()):
-        return
-    with st.status("Preparing SmolLM2 (first start only: dequantising the 4-bit file)…", expanded=True) as status:
-        try:
-            ensure_smollm2_cache(report=lambda line: status.write(md(line)))
-        except ValueError:
-            status.update(label="SmolLM2 could not be prepared", state="error")
-            raise
-        status.update(label="SmolLM2 is ready", state="complete", expanded=False)
-
-
 def model_name_of(table_name: str) -> str | None:
     """The model behind a table name, or None for toy tables, GloVe and uploads."""
-    from core.pretrained import BUILTIN_MODELS
+    from core.models.pretrained import BUILTIN_MODELS
 
     if table_name in BUILTIN_MODELS:
         return table_name
@@ -140,23 +123,6 @@ def cached_id_gap_correlation(table: EmbeddingTable) -> float:
     return _id_gap_by_key(table.key, table.weight, table.ids, cached_norms(table))
 
 
-def nearest_neighbours(table: EmbeddingTable, row: int, k: int, metric: str):
-    from core.geometry import nearest
-
-    return nearest(table.weight, row, k, metric, norms=cached_norms(table))
-
-
-def train_live(text: str, config, progress_bar):
-    """Train the tiny model, reporting to a st.progress bar (a fresh run for this session)."""
-    from core.tiny_model import train_tiny_model
-
-    def report(step: int, total: int, loss: float) -> None:
-        if step == total or step % max(1, total // 50) == 0:
-            progress_bar.progress(step / total, text=f"step {step}/{total} · loss {loss:.3f}")
-
-    return train_tiny_model(text, config, report)
-
-
 @st.cache_data(show_spinner="Running the model…", max_entries=64)
 def model_attentions(table_name: str, ids: tuple[int, ...]) -> np.ndarray:
     """(L, H, T, T) attention weights, cached per model and token ids."""
@@ -165,7 +131,7 @@ def model_attentions(table_name: str, ids: tuple[int, ...]) -> np.ndarray:
 
 @st.cache_data(show_spinner="Running the model…", max_entries=64)
 def model_divergence(table_name: str, text_a: str, text_b: str, word: str):
-    from core.model_probes import contextual_divergence
+    from core.models.probes import contextual_divergence
 
     return contextual_divergence(loaded_model(model_name_of(table_name)), text_a, text_b, word)
 
@@ -178,7 +144,7 @@ def model_next_tokens(table_name: str, ids: tuple[int, ...]) -> list[tuple[int, 
 @st.cache_resource(show_spinner=False, max_entries=32)
 def model_head(table_name: str, layer: int, head: int):
     """W_Q, W_K, W_V (d, d_head) of one head of the chosen model, read-only."""
-    from core.model_probes import head_projections
+    from core.models.probes import head_projections
 
     matrices = head_projections(loaded_model(model_name_of(table_name)), layer, head)
     for matrix in matrices:

@@ -5,9 +5,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from core.context_demo import run_identity_head
-from core.figures import format_number
+from core.lessons.context_demo import run_identity_head
 from core.tables import EmbeddingTable
+from core.text import format_number
 
 
 @dataclass(frozen=True)

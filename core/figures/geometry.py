@@ -4,7 +4,8 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from core.figures import base_layout, format_number
+from core.figures.base import base_layout
+from core.text import format_number
 
 KIND_COLOURS = {
     "special": "#dc2626", "word start (Ġ/▁)": "#2563eb", "continuation (##)": "#f59e0b",

@@ -185,7 +185,7 @@ def rebuild_smollm2_cache(report: Callable[[str], None] = lambda _: None) -> Pat
 def prepare_all(report: Callable[[str], None] = print) -> None:
     """Everything converted once into the cache folder (scripts/setup.sh runs this), so that
     neither the first visitor nor the first test waits for it."""
-    from core.pretrained import load_table
+    from core.models.pretrained import load_table
 
     folder, rebuilt = ensure_smollm2_cache(report)
     report(f"SmolLM2: {'converted into' if rebuilt else 'already in'} {folder}")

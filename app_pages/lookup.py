@@ -1,47 +1,48 @@
 """Lookup: text -> token ids -> rows of E; one-hot product; renames, edits and resizes."""
 from __future__ import annotations
 
-import numpy as np
 import streamlit as st
 
-import caches
-import display
-import shared
 from core.edits import MAX_NEW_ROWS, RESIZE_METHODS, CoordinateEdit, Resize
-from core.figures import matrix_heatmap
-from core.figures_geometry import pca_scatter
+from core.figures.base import matrix_heatmap
+from core.figures.geometry import pca_scatter
 from core.geometry import plot_sample
-from core.latex import matrix_latex
+from core.lessons.lookup_report import (
+    build_lookup,
+    one_hot_matches,
+    rename_demo,
+    table_size,
+)
+from core.limits import MAX_ID_CHARS, MAX_PLOT_POINTS, MAX_TEXT_CHARS
 from core.lookup import parse_id_list, squared_distance
-from core.lookup_report import build_lookup, one_hot_matches, rename_demo, table_size
+from core.text import matrix_latex
+from ui import cached, render, state, tables
 
-shared.require_shell()
-
-table = shared.active_table()
+table = tables.active_table()
 st.title("🔎 Lookup: token ids select rows")
-st.caption(f"Table **{display.md(table.name)}** — {display.md(table.source)}")
+st.caption(f"Table **{render.md(table.name)}** — {render.md(table.source)}")
 
 
 def read_input() -> list[int] | None:
-    mode = shared.kept_widget(st.radio, "Input", "lookup_mode", "text", query="mode",
-                              parse=shared.parse_choice(["text", "ids"]),
+    mode = state.kept_widget(st.radio, "Input", "lookup_mode", "text", query="mode",
+                              parse=state.parse_choice(["text", "ids"]),
                               options=["text", "ids"], horizontal=True,
                               format_func={"text": "Text", "ids": "Token ids"}.get)
     try:
         if mode == "text":
-            text = shared.kept_widget(st.text_input, "Text (words separated by spaces)", "lookup_text",
-                                      shared.default_text(shared.current_table_name()),
-                                      query="text", parse=shared.parse_text, max_chars=shared.MAX_TEXT_CHARS)
+            text = state.kept_widget(st.text_input, "Text (words separated by spaces)", "lookup_text",
+                                      tables.default_text(tables.current_table_name()),
+                                      query="text", parse=state.parse_text, max_chars=MAX_TEXT_CHARS)
             return table.tokenize(text)
         default_ids = ", ".join(str(int(table.ids[r])) for r in range(min(3, table.vocab_size)))
-        raw = shared.kept_widget(st.text_input, "Token ids (comma or space separated)", "lookup_ids",
-                                 default_ids, query="ids", parse=shared.parse_text,
-                                 max_chars=shared.MAX_ID_CHARS)
+        raw = state.kept_widget(st.text_input, "Token ids (comma or space separated)", "lookup_ids",
+                                 default_ids, query="ids", parse=state.parse_text,
+                                 max_chars=MAX_ID_CHARS)
         ids = parse_id_list(raw)
         table.rows_for_ids(ids)
         return ids
     except ValueError as error:
-        display.error_box(error)
+        render.error_box(error)
         return None
 
 
@@ -50,12 +51,12 @@ def show_tables(report) -> None:
     vocabulary, embedding = st.columns([1, 2])
     with vocabulary:
         st.markdown("**Table 1 — vocabulary** (tokenizer): token ↔ id")
-        st.dataframe(display.vocabulary_frame(table, highlighted), hide_index=True, height=display.frame_height(table))
+        st.dataframe(render.vocabulary_frame(table, highlighted), hide_index=True, height=render.frame_height(table))
     with embedding:
         st.markdown("**Table 2 — embedding matrix E** (model): row → vector")
-        st.dataframe(display.embedding_frame(table, highlighted), hide_index=True, height=display.frame_height(table))
+        st.dataframe(render.embedding_frame(table, highlighted), hide_index=True, height=render.frame_height(table))
     for row, positions in report.repeats.items():
-        st.info(f"Token **{display.md(table.tokens[row])}** (id {int(table.ids[row])}) appears at positions "
+        st.info(f"Token **{render.md(table.tokens[row])}** (id {int(table.ids[row])}) appears at positions "
                 f"{', '.join(map(str, positions))}: every occurrence reads the same row {row}, "
                 "so gets the same vector.")
 
@@ -63,7 +64,7 @@ def show_tables(report) -> None:
 def show_x(report) -> None:
     labels = [f"{p}: {t} (id {i})" for p, (t, i) in enumerate(zip(report.tokens, report.token_ids))]
     fig = matrix_heatmap(report.X, "X = E[ids]", labels, [f"x{j}" for j in range(table.width)])
-    display.figure_with_csv(fig, report.X, "X_lookup", labels)
+    render.figure_with_csv(fig, report.X, "X_lookup", labels)
 
 
 def show_one_hot(report) -> None:
@@ -73,7 +74,7 @@ def show_one_hot(report) -> None:
     title = "S (one-hot rows)" + (" — only the columns of ids that occur; all others are 0" if partial else "")
     fig = matrix_heatmap(report.selector, title, report.tokens, column_ids, digits=0, zero_centred=False,
                          colour_scale_bar=False)
-    display.figure_with_csv(fig, report.selector, "S_one_hot", report.tokens, column_ids)
+    render.figure_with_csv(fig, report.selector, "S_one_hot", report.tokens, column_ids)
     matches = one_hot_matches(table, report)
     T, d = report.X.shape
     if not partial and table.vocab_size <= 8 and T <= 6 and d <= 8:
@@ -124,16 +125,16 @@ def show_rename(report) -> None:
     with left:
         st.markdown("**Ids and rows permuted together**")
         st.write("✅ lookup unchanged" if demo.unchanged_rows_moved else "❌ lookup changed")
-        display.show_figure(matrix_heatmap(demo.X_rows_moved, "X after renaming ids + rows",
+        render.show_figure(matrix_heatmap(demo.X_rows_moved, "X after renaming ids + rows",
                                           report.tokens, colour_scale_bar=False), key="lookup_rename_moved")
     with right:
         st.markdown("**Ids renamed, rows left in place** (a new tokenizer on an old model)")
         if demo.wrong_positions:
             st.write(f"❌ positions {demo.wrong_positions} now read the rows of "
-                     f"{display.md([demo.tokens_read_ids_only[p] for p in demo.wrong_positions])}")
+                     f"{render.md([demo.tokens_read_ids_only[p] for p in demo.wrong_positions])}")
         else:
             st.write("These positions happen to read the same rows (a fixed point of the permutation).")
-        display.show_figure(matrix_heatmap(demo.X_ids_only, "X after renaming ids only",
+        render.show_figure(matrix_heatmap(demo.X_ids_only, "X after renaming ids only",
                                           report.tokens, colour_scale_bar=False), key="lookup_rename_ids")
 
 
@@ -150,8 +151,8 @@ def show_edit(report) -> bool:
                     step=0.1, key=edit_value_key(row, column))
     b1, b2 = st.columns(2)
     applied = b1.button("Apply edit", key="lookup_edit_apply", type="primary", on_click=apply_typed_edit)
-    reset = b2.button("Reset the table", key="lookup_reset", disabled=not shared.is_edited(),
-                      on_click=shared.reset_operations)
+    reset = b2.button("Reset the table", key="lookup_reset", disabled=not tables.is_edited(),
+                      on_click=tables.reset_operations)
     if report is not None:
         positions = [p for p, r in enumerate(report.rows) if r == row]
         st.write(f"Row {row} is read at position(s) {positions}: an edit changes the vector at every one.")
@@ -169,13 +170,13 @@ def apply_typed_edit() -> None:
     would carry the old value)."""
     row, column = int(st.session_state["lookup_edit_row"]), int(st.session_state["lookup_edit_col"])
     value = st.session_state.get(edit_value_key(row, column), float(table.weight[row, column]))
-    shared.add_operation(CoordinateEdit(row, column, float(value)))
+    tables.add_operation(CoordinateEdit(row, column, float(value)))
 
 
 def add_typed_rows() -> None:
     """Add rows' callback, reading the typed count and method as they are at the click."""
-    shared.add_operation(Resize(int(st.session_state["lookup_resize_n"]), st.session_state["lookup_resize_method"],
-                                len(shared.table_operations())))
+    tables.add_operation(Resize(int(st.session_state["lookup_resize_n"]), st.session_state["lookup_resize_method"],
+                                len(tables.table_operations())))
 
 
 def show_resize() -> None:
@@ -187,16 +188,16 @@ def show_resize() -> None:
     st.button("Add rows", key="lookup_resize_apply", on_click=add_typed_rows)
     new_rows = [r for r, t in enumerate(table.tokens) if t.startswith("<new_")]
     if new_rows and table.width >= 2:
-        projection = caches.cached_pca(table, 2)
+        projection = cached.cached_pca(table, 2)
         kinds = ["new row" if r in set(new_rows) else "old row" for r in range(table.vocab_size)]
-        shown = plot_sample(table.vocab_size, shared.MAX_PLOT_POINTS, must_include=new_rows)
+        shown = plot_sample(table.vocab_size, MAX_PLOT_POINTS, must_include=new_rows)
         fig = pca_scatter(projection.coords[shown], [table.tokens[r] for r in shown], table.ids[shown],
                           "Where the new rows fall (PCA of the resized table)",
                           kinds=[kinds[r] for r in shown], height=420)
-        display.show_figure(fig, key="lookup_resize_fig")
+        render.show_figure(fig, key="lookup_resize_fig")
 
 
-@shared.fragment
+@state.fragment
 def lookup_of_the_text() -> None:
     """Everything that follows the text. A fragment: typing reruns this part only, not the
     sidebar or the rest of the page. Edits change the table, so they rerun the whole app."""
@@ -206,7 +207,7 @@ def lookup_of_the_text() -> None:
         try:
             report = build_lookup(table, token_ids)
         except ValueError as error:
-            display.error_box(error)
+            render.error_box(error)
     if report is not None and len(report.token_ids):
         show_tables(report)
         show_x(report)

@@ -5,28 +5,31 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-import caches
-import display
-import shared
-from core.attention import (attention_head, identity_projection, random_projection,
-                            seed000_example, shifted_targets, sinusoidal_positions)
-from core.context_demo import compare_contexts, permutation_check
-from core.figures import format_number, grouped_bars
-from core.figures_attention import HEAD_STEPS, head_figure, head_matrix
+from core.attention import (
+    attention_head,
+    identity_projection,
+    random_projection,
+    seed000_example,
+    shifted_targets,
+    sinusoidal_positions,
+)
+from core.figures.attention import HEAD_STEPS, head_figure, head_matrix
+from core.figures.base import grouped_bars
+from core.lessons.context_demo import compare_contexts, permutation_check
 from core.lookup import lookup
+from core.text import format_number
 from core.toy_tables import seed001_lab_table
+from ui import cached, render, state, tables, widgets
 
-shared.require_shell()
-
-table = shared.active_table()
-model = shared.current_model()
+table = tables.active_table()
+model = tables.current_model()
 MAX_TOY_T = 32
 st.title("🎯 Attention: where context enters")
-st.caption(f"Table **{display.md(table.name)}** — {display.md(table.source)}")
+st.caption(f"Table **{render.md(table.name)}** — {render.md(table.source)}")
 
 
 def input_tokens() -> tuple[list[int], list[str]] | None:
-    token_ids = shared.sentence_ids(table)
+    token_ids = widgets.sentence_ids(table)
     if token_ids is None:
         return None
     if len(token_ids) > MAX_TOY_T:
@@ -41,35 +44,35 @@ def show_positions(T: int) -> np.ndarray | None:
     options = ["sinusoidal"] + (["learned"] if learned else []) + ["none"]
     labels = {"sinusoidal": "sinusoidal (Vaswani et al. §3.5)", "none": "none",
               "learned": f"learned ({model.name}'s own table)" if learned else "learned"}
-    kind = shared.kept_widget(st.radio, "Positions", "attn_positions", "sinusoidal", query="pos",
-                              parse=shared.parse_choice(options), options=options, horizontal=True,
+    kind = state.kept_widget(st.radio, "Positions", "attn_positions", "sinusoidal", query="pos",
+                              parse=state.parse_choice(options), options=options, horizontal=True,
                               format_func=labels.get)
     if model is not None and model.rope:
-        st.caption(f"{display.md(model.name)} itself uses rotary positions (RoPE): it rotates q and k instead of adding P; "
+        st.caption(f"{render.md(model.name)} itself uses rotary positions (RoPE): it rotates q and k instead of adding P; "
                    "see the Model attention page.")
     if kind == "none":
         st.info("No positions: the head cannot tell word order (see the permutation demo).")
         return None
     if kind == "learned":
         if T > model.position_table.shape[0]:
-            st.error(f"{T} positions: {display.md(model.name)} has learned only {model.position_table.shape[0]}.")
+            st.error(f"{T} positions: {render.md(model.name)} has learned only {model.position_table.shape[0]}.")
             return None
         P = np.asarray(model.position_table[:T], dtype=np.float64)
-        display.show_positions_pair(P, "attn")
+        render.show_positions_pair(P, "attn")
         return P
     P = sinusoidal_positions(T, table.width)
     st.latex(r"PE_{pos,2i}=\sin\!\left(pos/10000^{2i/d}\right),\quad PE_{pos,2i+1}=\cos\!\left(pos/10000^{2i/d}\right)")
     if table.width % 2:
         st.caption(f"d = {table.width} is odd: the last column is a sine with no cosine partner.")
-    display.show_positions_pair(P, "attn")
+    render.show_positions_pair(P, "attn")
     return P
 
 
 def projections(d: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     c1, c2, c3 = st.columns(3)
     options = ["identity", "random"] + (["pretrained"] if model is not None else [])
-    kind = shared.kept_widget(c1.radio, "Projections W_Q, W_K, W_V", "attn_proj", "identity", query="proj",
-                              parse=shared.parse_choice(options), options=options,
+    kind = state.kept_widget(c1.radio, "Projections W_Q, W_K, W_V", "attn_proj", "identity", query="proj",
+                              parse=state.parse_choice(options), options=options,
                               format_func={"identity": "identity", "random": "random (seeded)",
                                            "pretrained": "a head of the model"}.get)
     if kind == "pretrained":
@@ -78,9 +81,9 @@ def projections(d: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         st.caption("The head's W_Q, W_K, W_V applied to X + P directly: biases, normalisation and RoPE "
                    "of the real model are left out.")
         try:
-            return caches.model_head(shared.current_table_name(), int(layer), int(head))
+            return cached.model_head(tables.current_table_name(), int(layer), int(head))
         except ValueError as error:
-            display.error_box(error)
+            render.error_box(error)
     default = d if d <= 16 else 16
     d_k = c2.number_input("d_k", 1, max(d, 64), default, key="attn_dk")
     d_v = c3.number_input("d_v", 1, max(d, 64), default, key="attn_dv")
@@ -92,9 +95,9 @@ def projections(d: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 def show_head(result, labels: list[str], token_labels: list[str], key: str, default: str = HEAD_STEPS[0],
               query: str | None = None) -> None:
     """One step of the head at a time, chosen like a tab: only the shown figure is built and drawn."""
-    step = shared.kept_widget(st.radio, "Step", key, default, query=query, parse=shared.parse_choice(HEAD_STEPS),
+    step = state.kept_widget(st.radio, "Step", key, default, query=query, parse=state.parse_choice(HEAD_STEPS),
                               options=HEAD_STEPS, horizontal=True, label_visibility="collapsed")
-    display.figure_with_csv(head_figure(result, labels, step), head_matrix(result, step),
+    render.figure_with_csv(head_figure(result, labels, step), head_matrix(result, step),
                             f"attention_{step.split()[0]}", labels, key=f"{key}_{step}")
     if step == "A":
         st.caption("Hover a cell to see the dot product, scale, mask and softmax behind it. "
@@ -104,12 +107,12 @@ def show_head(result, labels: list[str], token_labels: list[str], key: str, defa
                      hide_index=True)
 
 
-@shared.fragment
+@state.fragment
 def show_one_head(token_ids: list[int], tokens: list[str], P) -> None:
     st.subheader("One attention head, every step")
     st.latex(r"H=X+P,\;Q=HW_Q,\;K=HW_K,\;V_h=HW_V,\;A=\mathrm{softmax}_{row}\!\left(\tfrac{QK^\top}{\sqrt{d_k}}+M\right),\;O=AV_h")
     c1, c2, c3 = st.columns(3)
-    causal = shared.kept_widget(c1.toggle, "Causal mask", "attn_causal", True, query="causal",
+    causal = state.kept_widget(c1.toggle, "Causal mask", "attn_causal", True, query="causal",
                                 parse=lambda raw: raw == "True")
     use_positions = c2.toggle("Add positions", True, key="attn_use_pos", disabled=P is None)
     scaled = c3.toggle("Scale by 1/√d_k", True, key="attn_scaled")
@@ -120,7 +123,7 @@ def show_one_head(token_ids: list[int], tokens: list[str], P) -> None:
     show_head(result, labels, tokens, "attn_step", query="step")
 
 
-@shared.fragment
+@state.fragment
 def show_seed000() -> None:
     if not st.toggle("Seed 000 two-position example: A = [[1, 0], [½, ½]], O = [[2, 0], [1, 2]]",
                      key="attn_seed000"):
@@ -130,7 +133,7 @@ def show_seed000() -> None:
     show_head(result, ["0", "1"], ["p0", "p1"], "attn_seed000_step", default="O = A V_h")
 
 
-@shared.fragment
+@state.fragment
 def show_permutation(token_ids: list[int], tokens: list[str]) -> None:
     st.subheader("Permutation demo (seed 003: where each word sits)")
     if len(token_ids) < 2:
@@ -148,7 +151,7 @@ def show_permutation(token_ids: list[int], tokens: list[str]) -> None:
     st.caption("Without positions, unrestricted self-attention treats a row permutation consistently.")
 
 
-@shared.fragment
+@state.fragment
 def show_context_demo() -> None:
     st.subheader("Context demo (seed 001): same token, same position, different neighbours")
     lab = seed001_lab_table()
@@ -160,11 +163,11 @@ def show_context_demo() -> None:
         first_ids, second_ids = lab.tokenize(first), lab.tokenize(second)
         comparison = compare_contexts(lab, first_ids, second_ids)
     except ValueError as error:
-        display.error_box(error)
+        render.error_box(error)
         return
     p = comparison.position
     word = lab.tokens[lab.rows_for_ids([first_ids[p]])[0]]
-    st.markdown(f"Compared position **{p}** (“{display.md(word)}” in sentence 1). Lookup + position vectors equal: "
+    st.markdown(f"Compared position **{p}** (“{render.md(word)}” in sentence 1). Lookup + position vectors equal: "
                 f"**{comparison.same_input}**. Output difference ‖O₁ − O₂‖ = **{comparison.difference_norm:.4f}**"
                 + (" — identical sentences give identical outputs." if comparison.difference_norm == 0 else ""))
     weights = pd.DataFrame({
@@ -172,7 +175,7 @@ def show_context_demo() -> None:
         "sentence 2 weights": [format_number(w, 3) for w in comparison.second.weights[p][:len(comparison.first.weights[p])]],
     }, index=[f"key {k}" for k in range(len(comparison.first.weights[p]))])
     st.dataframe(weights)
-    display.show_figure(grouped_bars({"O₁": comparison.first.output[p], "O₂": comparison.second.output[p],
+    render.show_figure(grouped_bars({"O₁": comparison.first.output[p], "O₂": comparison.second.output[p],
                                      "O₁ − O₂": comparison.difference}, f"Attention output at position {p}"),
                        key="attn_ctx_fig")
 

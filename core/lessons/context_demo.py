@@ -5,7 +5,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from core.attention import AttentionResult, attention_head, identity_projection, sinusoidal_positions
+from core.attention import (
+    AttentionResult,
+    attention_head,
+    identity_projection,
+    sinusoidal_positions,
+)
 from core.lookup import lookup
 from core.tables import EmbeddingTable
 

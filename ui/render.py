@@ -1,5 +1,5 @@
 """How pages show things: figures with download buttons, matrices as CSV, styled tables,
-presentation mode, errors. Pages import this module; core never does."""
+presentation mode, messages. Text a visitor controls is shown literally (core.text)."""
 from __future__ import annotations
 
 import io
@@ -11,10 +11,13 @@ import streamlit as st
 from core.tables import EmbeddingTable
 from core.text import markdown_literal as md
 
+PRESENT_KEY = "keep_present"
+IMAGE_FORMAT_KEY = "keep_image_format"
+
 
 def figure_config() -> dict:
     """Plotly modebar: a camera button that saves PNG or SVG (chosen in the sidebar)."""
-    image_format = st.session_state.get("keep_image_format", "png")
+    image_format = st.session_state.get(IMAGE_FORMAT_KEY, "png")
     scale = 2 if image_format == "png" else 1
     return {"displaylogo": False,
             "toImageButtonOptions": {"format": image_format, "scale": scale,
@@ -22,7 +25,7 @@ def figure_config() -> dict:
 
 
 def show_figure(fig, key: str | None = None, **kwargs):
-    from core.figures import plain_text_figure
+    from core.figures.base import plain_text_figure
 
     fig = plain_text_figure(fig)   # tokens and names in labels are text, never Plotly's HTML
     if presenting():  # readable from the back of a room
@@ -76,7 +79,7 @@ def presentation_css() -> None:
 
 
 def presenting() -> bool:
-    return bool(st.session_state.get("keep_present"))
+    return bool(st.session_state.get(PRESENT_KEY))
 
 
 def error_box(error: Exception | str) -> None:
@@ -95,7 +98,7 @@ def info_box(message: str) -> None:
 
 def show_positions_pair(P: np.ndarray, key: str) -> None:
     """P (T, d) and its position-by-position cosine, side by side."""
-    from core.figures_attention import positions_figures
+    from core.figures.attention import positions_figures
 
     heat, cos = positions_figures(P)
     left, right = st.columns(2)

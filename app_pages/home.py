@@ -4,40 +4,37 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-import display
-import shared
-from core.pipeline import comparison_rows
+from core.lessons.pipeline import comparison_rows
+from ui import render, tables, widgets
 
-shared.require_shell()
-
-table = shared.active_table()
+table = tables.active_table()
 st.title("🔭 Embedding Lens")
 st.markdown("See how a language model turns **token ids into vectors** and **vectors into context**.")
 
 stages = st.columns(4)
-links = [("Text → token ids", "pages/lookup.py", "A tokenizer maps text to integer ids: addresses, not meanings."),
-         ("Token ids → vectors", "pages/lookup.py", "Each id selects one row of the embedding table E (V × d)."),
-         ("Vectors → geometry", "pages/geometry.py", "Directions and distances: cosine, PCA, nearest neighbours."),
-         ("Vectors → context", "pages/attention.py", "Attention mixes each vector with its neighbours.")]
+links = [("Text → token ids", "app_pages/lookup.py", "A tokenizer maps text to integer ids: addresses, not meanings."),
+         ("Token ids → vectors", "app_pages/lookup.py", "Each id selects one row of the embedding table E (V × d)."),
+         ("Vectors → geometry", "app_pages/geometry.py", "Directions and distances: cosine, PCA, nearest neighbours."),
+         ("Vectors → context", "app_pages/attention.py", "Attention mixes each vector with its neighbours.")]
 for column, (title, page, text) in zip(stages, links):
     with column.container(border=True):
         st.page_link(page, label=f"**{title}**")
         st.caption(text)
-st.page_link("pages/training.py", label="Where do the numbers come from? → **Training**", icon="🏋️")
+st.page_link("app_pages/training.py", label="Where do the numbers come from? → **Training**", icon="🏋️")
 
 st.subheader("Token id vs one-hot vs embedding vs contextual vector")
-token_ids = shared.sentence_ids(table)
+token_ids = widgets.sentence_ids(table)
 if token_ids is None:
     st.stop()
 tokens = [table.tokens[r] for r in table.rows_for_ids(token_ids)]
 position = st.selectbox("Token", range(len(token_ids)), key="home_position",
                         format_func=lambda p: f"{p}: {tokens[p]}")
 try:
-    stages_of_token = shared.token_stages(table, token_ids, position)
+    stages_of_token = widgets.token_stages(table, token_ids, position)
 except ValueError as error:
-    display.error_box(error)
+    render.error_box(error)
     st.stop()
 st.dataframe(pd.DataFrame(comparison_rows(stages_of_token)), hide_index=True, width="stretch",
              column_config={"Token ID": st.column_config.TextColumn(width="medium")})  # "No (fixed by vocabulary)"
-st.caption(f"Contextual vector here: {display.md(stages_of_token.contextual_source)}. "
+st.caption(f"Contextual vector here: {render.md(stages_of_token.contextual_source)}. "
            "The embedding row is the same wherever the token appears; the contextual vector is not.")

@@ -6,7 +6,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from core.geometry import cosine
-from core.pretrained import PretrainedModel
+from core.models.pretrained import PretrainedModel
+from core.text import token_core
 
 
 def head_projections(model: PretrainedModel, layer: int, head: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -51,7 +52,7 @@ def word_position(model: PretrainedModel, ids: list[int], word: str) -> int:
     """Position of the first token whose piece is `word` (ignoring Ġ, ▁, ## and case)."""
     wanted = word.strip().lower()
     for position, token_id in enumerate(ids):
-        if model.table.tokens[token_id].lstrip("Ġ▁#").lower() == wanted:
+        if token_core(model.table.tokens[token_id]).lower() == wanted:
             return position
     pieces = [model.table.tokens[i] for i in ids]
     raise ValueError(f"{word!r} is not one token of this text for {model.name}; its pieces are {pieces}")

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from core.text import html_literal
+from core.text import format_number, html_literal
 
 DIVERGING = "RdBu_r"
 SEQUENTIAL = "Blues"
@@ -45,18 +45,6 @@ def _literal(value, key: str | None):
 
 def _kept_breaks(text: str) -> str:
     return text.replace("&lt;br&gt;", "<br>")
-
-
-def format_number(value: float, digits: int = 2) -> str:
-    """Compact cell text: '-inf', '0', '0.5', '-1.23'."""
-    if np.isneginf(value):
-        return "−∞"
-    if np.isposinf(value):
-        return "∞"
-    if np.isnan(value):
-        return "NaN"
-    text = f"{value:.{digits}f}".rstrip("0").rstrip(".")
-    return "0" if text in ("-0", "") else text.replace("-", "−")
 
 
 def matrix_heatmap(matrix: np.ndarray, title: str, row_labels=None, column_labels=None,

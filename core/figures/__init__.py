@@ -1,0 +1,1 @@
+"""Plotly only: arrays in, go.Figure out. The only package that imports plotly."""

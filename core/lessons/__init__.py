@@ -1,0 +1,1 @@
+"""The seeds' worked demos, computed exactly as the articles give them."""

@@ -1,0 +1,71 @@
+"""Everything around a page: page config, navigation, the sidebar (table picker, loaders,
+display settings) and URL state. The pages live in app_pages/, not pages/: a pages/ folder
+makes Streamlit serve its scripts directly (its older multipage mode) to the first visitor of
+a deep link, outside this shell."""
+from __future__ import annotations
+
+import streamlit as st
+
+from core.text import markdown_literal as md
+from core.text import shorten
+from ui import loaders, render, state, tables
+
+PAGES = [
+    st.Page("app_pages/home.py", title="Home", icon="🏠", default=True),  # served at "/"
+    st.Page("app_pages/lookup.py", title="Lookup", icon="🔎", url_path="lookup"),
+    st.Page("app_pages/geometry.py", title="Geometry", icon="📐", url_path="geometry"),
+    st.Page("app_pages/attention.py", title="Attention", icon="🎯", url_path="attention"),
+    st.Page("app_pages/models.py", title="Model attention", icon="🧠", url_path="models"),
+    st.Page("app_pages/training.py", title="Training", icon="🏋️", url_path="training"),
+]
+
+
+def _presentation_mode() -> bool:
+    return bool(state.keep("present", False, query="present",
+                            parse=lambda raw: raw in ("1", "True", "true")))
+
+
+def _table_picker() -> None:
+    name = state.keep("table", tables.DEFAULT_TABLE, query="table", parse=tables.parse_table_name)
+    try:
+        tables.base_table(name)
+    except ValueError as error:
+        state.warn_later(f"Table {shorten(name, 80)!r} could not be opened: {error} Showing "
+                          f"{tables.table_choices()[tables.DEFAULT_TABLE]} instead.")
+        state.set_kept("table", tables.DEFAULT_TABLE)
+        tables.forget_table(name)
+    choices = tables.table_choices()
+    state.kept_widget(st.sidebar.selectbox, "Embedding table", "table", tables.DEFAULT_TABLE,
+                       options=list(choices), format_func=lambda key: choices.get(key, key))
+    tables.reset_view_on_table_change()
+    table = tables.active_table()
+    st.sidebar.caption(f"**{table.vocab_size:,} × {table.width}** · {md(table.source)}")
+    for note in table.notes:
+        st.sidebar.caption(f"ℹ️ {md(note)}")
+    if tables.is_edited():
+        st.sidebar.info("This table has your edits (this session only). Reset them on the Lookup page.")
+
+
+def _sidebar_settings() -> None:
+    with st.sidebar.expander("Display"):
+        state.kept_widget(st.toggle, "Presentation mode", "present", False,
+                           help="Larger type, wide layout, sidebar collapsed: for a projector.")
+        state.kept_widget(st.radio, "Figure download format", "image_format", "png",
+                           options=["png", "svg"], horizontal=True,
+                           help="The camera button above each figure saves it in this format.")
+
+
+def shell():
+    """Everything around a page: config, navigation, sidebar, URL state. Returns the page to run."""
+    presenting = _presentation_mode()
+    st.set_page_config(page_title="Embedding Lens", page_icon="🔭", layout="wide",
+                       initial_sidebar_state="collapsed" if presenting else "auto")
+    render.base_css()
+    if presenting:
+        render.presentation_css()
+    page = st.navigation(PAGES)
+    _table_picker()
+    loaders.sidebar_loaders()
+    _sidebar_settings()
+    state.show_pending_warnings()
+    return page

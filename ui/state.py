@@ -1,0 +1,128 @@
+"""View state: values kept across pages and mirrored in the URL, so a copied link reopens the view.
+
+Every session key is named here or carries its page's prefix (`geo_`, `attn_`, ...); kept
+values live under `keep_<key>`. Parsers turn URL text into values and raise ValueError
+for a tampered one; the page is told, in plain text, which value was not used.
+"""
+from __future__ import annotations
+
+import functools
+from typing import Any, Callable
+
+import streamlit as st
+
+from core.limits import MAX_TEXT_CHARS
+from ui import render
+
+QUERY_KEYS = "_query_keys"          # query-param name -> session store key, this run
+PENDING_WARNINGS = "_pending_warnings"   # messages found while reading the URL, shown atop the page
+
+
+def warn_later(message: str) -> None:
+    """A warning shown at the top of the page (used while reading the URL)."""
+    st.session_state.setdefault(PENDING_WARNINGS, []).append(message)
+
+def show_pending_warnings() -> None:
+    for message in st.session_state.pop(PENDING_WARNINGS, []):
+        render.warning_box(message)
+
+def keep(key: str, default: Any, query: str | None = None,
+         parse: Callable[[str], Any] | None = None) -> Any:
+    """A value that survives page changes; with `query` it is read from / mirrored to the URL.
+
+    `parse` turns the URL text into a value and raises ValueError for a tampered one.
+    """
+    store = f"keep_{key}"
+    if store not in st.session_state:
+        value = default
+        if query and query in st.query_params:
+            raw = st.query_params[query]
+            try:
+                value = (parse or str)(raw)
+            except (ValueError, TypeError) as error:
+                render.warning_box(f"The link's {query!r} value was not used: {error}")
+        st.session_state[store] = value
+    if query:
+        st.session_state.setdefault(QUERY_KEYS, {})[query] = store
+        text = str(st.session_state[store])
+        if st.query_params.get(query) != text:
+            st.query_params[query] = text
+    return st.session_state[store]
+
+def set_kept(key: str, value: Any) -> None:
+    st.session_state[f"keep_{key}"] = value
+
+def _copy_widget(key: str) -> None:
+    st.session_state[f"keep_{key}"] = st.session_state[key]
+
+def kept_widget(widget: Callable, label: str, key: str, default: Any, query: str | None = None,
+                parse: Callable[[str], Any] | None = None, **kwargs) -> Any:
+    """A widget whose value persists across pages (Streamlit drops unrendered widget state)."""
+    keep(key, default, query, parse)
+    st.session_state[key] = st.session_state[f"keep_{key}"]
+    return widget(label, key=key, on_change=_copy_widget, args=(key,), **kwargs)
+
+def parse_choice(options) -> Callable[[str], Any]:
+    options = list(options)
+
+    def parse(raw: str):
+        for option in options:
+            if str(option) == raw:
+                return option
+        shown = ", ".join(str(o) for o in options[:8])
+        raise ValueError(f"{raw[:40]!r} is not one of {shown}")
+    return parse
+
+def parse_int_in(low: int, high: int) -> Callable[[str], int]:
+    def parse(raw: str) -> int:
+        try:
+            value = int(raw)
+        except ValueError:
+            raise ValueError(f"{raw[:40]!r} is not a whole number") from None
+        if not low <= value <= high:
+            raise ValueError(f"{value} is outside {low}..{high}")
+        return value
+    return parse
+
+def parse_text(raw: str) -> str:
+    if len(raw) > MAX_TEXT_CHARS:
+        st.warning(f"The link's text had {len(raw):,} characters; the first {MAX_TEXT_CHARS:,} are used.")
+        return raw[:MAX_TEXT_CHARS]
+    return raw
+
+def sync_query_params(partial: bool = False) -> None:
+    """Mirror every URL-backed value used in this run into st.query_params.
+
+    A full run also drops parameters no widget used; a fragment (`partial`) saw only its
+    own widgets, so it updates those and leaves the others (and the registry, which the
+    full run that contains it still needs).
+    """
+    wanted = {query: st.session_state[store]
+              for query, store in st.session_state.get(QUERY_KEYS, {}).items()
+              if store in st.session_state}
+    for query, value in wanted.items():
+        text = str(value)
+        if st.query_params.get(query) != text:
+            st.query_params[query] = text
+    if not partial:
+        for query in list(st.query_params.keys()):
+            if query not in wanted:
+                del st.query_params[query]
+
+def fragment(function: Callable) -> Callable:
+    """st.fragment for a page section: a change of one of its widgets reruns that section only
+    (not the sidebar, not the rest of the page), and its URL-backed values still reach the URL.
+
+    Only widgets whose value nothing outside the section reads may live in it; a section that
+    changes what others show calls st.rerun() (the whole app) after the change.
+    """
+    @functools.wraps(function)
+    def section(*args, **kwargs):
+        result = function(*args, **kwargs)
+        sync_query_params(partial=True)
+        return result
+    return st.fragment(section)
+
+def start_query_registry() -> None:
+    """A full run starts with no URL-backed values; each widget registers its own."""
+    st.session_state[QUERY_KEYS] = {}
