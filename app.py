@@ -3,7 +3,7 @@ then the URL brought up to date with every value the run used."""
 from ui import shell, state
 
 state.start_query_registry()
-page = shell.shell()          # st.set_page_config, st.navigation(shell.PAGES), the sidebar
+page = shell.shell()          # st.set_page_config, st.navigation(shell.pages()), the sidebar
 page.run()
 state.show_pending_warnings()
 state.sync_query_params()

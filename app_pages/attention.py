@@ -16,6 +16,7 @@ from core.attention import (
 from core.figures.attention import HEAD_STEPS, head_figure, head_matrix
 from core.figures.base import grouped_bars
 from core.lessons.context_demo import compare_contexts, permutation_check
+from core.limits import MAX_TOY_TOKENS
 from core.lookup import lookup
 from core.text import format_number
 from core.toy_tables import seed001_lab_table
@@ -23,7 +24,6 @@ from ui import cached, render, state, tables, widgets
 
 table = tables.active_table()
 model = tables.current_model()
-MAX_TOY_T = 32
 st.title("🎯 Attention: where context enters")
 st.caption(f"Table **{render.md(table.name)}** — {render.md(table.source)}")
 
@@ -32,9 +32,9 @@ def input_tokens() -> tuple[list[int], list[str]] | None:
     token_ids = widgets.sentence_ids(table)
     if token_ids is None:
         return None
-    if len(token_ids) > MAX_TOY_T:
-        st.warning(f"The text has {len(token_ids)} tokens; the head below uses the first {MAX_TOY_T}.")
-        token_ids = token_ids[:MAX_TOY_T]
+    if len(token_ids) > MAX_TOY_TOKENS:
+        st.warning(f"The text has {len(token_ids)} tokens; the head below uses the first {MAX_TOY_TOKENS}.")
+        token_ids = token_ids[:MAX_TOY_TOKENS]
     return token_ids, [table.tokens[r] for r in table.rows_for_ids(token_ids)]
 
 

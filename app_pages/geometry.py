@@ -15,18 +15,16 @@ from core.figures.geometry import (
 )
 from core.geometry import (
     TOKEN_KINDS,
-    compare_vectors,
     cosine_matrix,
-    dot_product_formula,
     find_tokens,
     nearest,
+    pair_table,
     plot_sample,
     possible_components,
     resolve_tokens,
 )
-from core.id_gap import sample_pairs, spearman
+from core.id_gap import chosen_pairs, sample_pairs, spearman
 from core.limits import MAX_PLOT_POINTS
-from core.text import format_number
 from ui import cached, render, state, tables
 
 table = tables.active_table()
@@ -143,17 +141,7 @@ def show_arrows(rows: list[int]) -> None:
     title = "Arrows from the origin" + ("" if preset or table.width == 2 else
                                        " (raw vectors projected on the PCA plane, not centred)")
     render.show_figure(arrows_figure(plane, labels, title, axes), key="geo_arrows")
-    records = []
-    for i in range(len(labels)):
-        for j in range(i + 1, len(labels)):
-            pair = compare_vectors(raw[i], raw[j])
-            records.append({"pair": f"{labels[i]} · {labels[j]}",
-                            "|a|": format_number(pair.length_a, 3), "|b|": format_number(pair.length_b, 3),
-                            "dot a·b": format_number(pair.dot, 3),
-                            "cosine": "undefined (zero vector)" if pair.cosine is None else format_number(pair.cosine, 3),
-                            "angle": "—" if pair.angle_degrees is None else f"{pair.angle_degrees:.1f}°",
-                            "a·b written out": dot_product_formula(raw[i], raw[j])})
-    st.dataframe(pd.DataFrame(records), hide_index=True, width="stretch")
+    st.dataframe(pd.DataFrame(pair_table(raw, labels)), hide_index=True, width="stretch")
     st.latex(r"\cos(a,b)=\frac{a\cdot b}{\|a\|\,\|b\|}\qquad a\cdot b=\textstyle\sum_i a_i b_i")
     st.caption("Cosine compares directions only; the dot product also grows with both lengths. "
                "An output score h·w is one number, not a probability.")
@@ -163,16 +151,10 @@ def show_id_gap(rows: list[int]) -> None:
     st.subheader("Cosine vs token-id gap")
     norms = cached.cached_norms(table)
     sample = sample_pairs(table.weight, table.ids, 2000, seed=0, norms=norms)
-    chosen_gaps, chosen_cos, chosen_labels = [], [], []
-    for i, a in enumerate(rows):
-        for b in rows[i + 1:]:
-            pair = compare_vectors(table.weight[a], table.weight[b])
-            if pair.cosine is None:
-                render.warning_box(f"{table.tokens[a]} or {table.tokens[b]} is a zero vector: cosine undefined.")
-                continue
-            chosen_gaps.append(abs(int(table.ids[a]) - int(table.ids[b])))
-            chosen_cos.append(pair.cosine)
-            chosen_labels.append(f"{table.tokens[a]}–{table.tokens[b]}")
+    chosen = chosen_pairs(table, rows)
+    for a, b in chosen.undefined:
+        render.warning_box(f"{table.tokens[a]} or {table.tokens[b]} is a zero vector: cosine undefined.")
+    chosen_gaps, chosen_cos, chosen_labels = chosen.gaps, chosen.cosines, chosen.labels
     r_exact = cached.cached_id_gap_correlation(table)
     rho = spearman(sample.gaps, sample.cosines)
     c1, c2, c3 = st.columns(3)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from core.edits import MAX_NEW_ROWS, RESIZE_METHODS, CoordinateEdit, Resize
+from core.edits import RESIZE_METHODS, CoordinateEdit, Resize
 from core.figures.base import matrix_heatmap
 from core.figures.geometry import pca_scatter
 from core.geometry import plot_sample
@@ -13,7 +13,7 @@ from core.lessons.lookup_report import (
     rename_demo,
     table_size,
 )
-from core.limits import MAX_ID_CHARS, MAX_PLOT_POINTS, MAX_TEXT_CHARS
+from core.limits import MAX_ID_CHARS, MAX_NEW_ROWS, MAX_PLOT_POINTS, MAX_TEXT_CHARS
 from core.lookup import parse_id_list, squared_distance
 from core.text import matrix_latex
 from ui import cached, render, state, tables

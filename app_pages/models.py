@@ -7,11 +7,9 @@ import streamlit as st
 
 from core.figures.attention import attention_map, attention_mosaic
 from core.figures.base import line_chart
+from core.limits import MAX_SHOWN_MODEL_TOKENS, MAX_TEXT_CHARS
 from core.models.pretrained import BUILTIN_MODELS
 from core.models.probes import is_causal_map
-
-MAX_SHOWN_TOKENS = 48   # longer texts are cut (with a message) before running the model
-from core.limits import MAX_TEXT_CHARS
 from ui import cached, render, state, tables
 
 st.title("🧠 Attention in a real model")
@@ -50,17 +48,17 @@ def read_tokens() -> list[int] | None:
     if not ids:
         st.error("The tokenizer produced no tokens: type some text.")
         return None
-    if len(ids) > MAX_SHOWN_TOKENS:
-        st.warning(f"The text has {len(ids)} tokens; the maps use the first {MAX_SHOWN_TOKENS}.")
-        ids = ids[:MAX_SHOWN_TOKENS]
+    if len(ids) > MAX_SHOWN_MODEL_TOKENS:
+        st.warning(f"The text has {len(ids)} tokens; the maps use the first {MAX_SHOWN_MODEL_TOKENS}.")
+        ids = ids[:MAX_SHOWN_MODEL_TOKENS]
     pieces = pd.DataFrame({"token id": [str(i) for i in ids], "piece": [model.table.tokens[i] for i in ids]}).T
     pieces.columns = [str(p) for p in range(len(ids))]      # one column per position, all text
     st.dataframe(pieces, width="stretch")
     return ids
 
 
-def show_maps(ids: list[int]) -> None:
-    attentions = cached.model_attentions(tables.current_table_name(), tuple(ids))
+def show_maps(run) -> None:
+    ids, attentions = run.token_ids, run.attentions                    # attentions (L, H, T, T)
     labels = [f"{p}:{model.table.tokens[i]}" for p, i in enumerate(ids)]
     causal_seen = is_causal_map(attentions)
     st.subheader("Every layer and head")
@@ -114,7 +112,7 @@ def show_contextual() -> None:
                        key="models_ctx_fig")
 
 
-def show_output_scores(ids: list[int]) -> None:
+def show_output_scores(run) -> None:
     st.subheader("Output scores: logits = h · w")
     if model.tied is None:
         st.info(f"{render.md(model.name)} ships without an output layer (a sentence encoder): it scores no next token.")
@@ -122,7 +120,10 @@ def show_output_scores(ids: list[int]) -> None:
     st.markdown(("**Tied**: the output vectors w are the rows of the input table E (one shared matrix)."
                  if model.tied else "**Untied**: the output layer has its own vectors w, separate from E.")
                 + " Each score is one dot product, not a probability.")
-    scores = cached.model_next_tokens(tables.current_table_name(), tuple(ids))
+    last = len(run.token_ids) - 1
+    st.caption(f"Scores of h at the last position ({last}: {render.md(model.table.tokens[run.token_ids[last]])}), "
+               "i.e. the model's guesses for the token after the text.")
+    scores = run.top_next_tokens(10)
     st.dataframe(pd.DataFrame({"next token": [model.table.tokens[i] for i, _ in scores],
                                "id": [i for i, _ in scores], "logit h·w": [f"{s:.3f}" for _, s in scores]}),
                  hide_index=True)
@@ -131,7 +132,8 @@ def show_output_scores(ids: list[int]) -> None:
 show_facts()
 token_ids = read_tokens()
 if token_ids is not None:
-    show_maps(token_ids)
+    model_run = cached.model_run(tables.current_table_name(), tuple(token_ids))   # one forward pass for all below
+    show_maps(model_run)
     show_positions(len(token_ids))
-    show_output_scores(token_ids)
+    show_output_scores(model_run)
 show_contextual()

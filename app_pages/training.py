@@ -7,10 +7,16 @@ import streamlit as st
 
 from core.figures.base import grouped_bars, matrix_heatmap, vector_bars
 from core.figures.training import loss_curve, moving_points_animation
+from core.limits import (
+    MAX_ABS_LEARNING_RATE,
+    MAX_TABLE_STEPS,
+    MAX_TINY_STEPS,
+    TINY_LEARNING_RATE_RANGE,
+    TINY_WIDTH_RANGE,
+)
 from core.text import vector_latex
 from core.tiny_model import (
     BUILTIN_CORPUS,
-    MAX_STEPS,
     TinyModelConfig,
     fixed_basis_frames,
     neighbours_before_after,
@@ -23,6 +29,7 @@ from core.toy_tables import (
 )
 from core.training import (
     OptimizerConfig,
+    frozen_readout,
     learning_rate_note,
     softmax_ce_step,
     train_table_steps,
@@ -48,7 +55,7 @@ def show_lab() -> None:
     c1, c2, c3 = st.columns(3)
     c1.selectbox("Input token", lab.tokens, index=lab.tokens.index("kamienny"), key="train_input")
     target_name = c2.selectbox("Target (the label)", LAB_OUTPUT_TOKENS, key="train_target")
-    lr = c3.number_input("Learning rate", -1e6, 1e6, LAB_LEARNING_RATE, step=0.1, format="%.3f",
+    lr = c3.number_input("Learning rate", -MAX_ABS_LEARNING_RATE, MAX_ABS_LEARNING_RATE, LAB_LEARNING_RATE, step=0.1, format="%.3f",
                          key="train_lr")
     history = lab_history()
     b1, b2, b3 = st.columns(3)
@@ -85,7 +92,7 @@ def show_step(step, target_name: str, steps_taken: int) -> None:
                 "input row moves; the label only chooses which probability to raise.")
     note = learning_rate_note(step)
     if note is not None:
-        getattr(st, note[0])(note[1])
+        render.show_note(note)
     st.markdown(f"Steps taken: **{steps_taken}**. Next step, with lr = {step.lr:g}:")
     c1, c2 = st.columns(2)
     c1.metric(f"p({target_name})", f"{100 * step.prob_before:.1f} % → {100 * step.prob_after:.1f} %",
@@ -120,13 +127,13 @@ def show_batch() -> None:
     c1, c2, c3, c4 = st.columns(4)
     kind = c1.selectbox("Optimizer", ["sgd", "momentum", "adam"], key="train_opt",
                         format_func={"sgd": "SGD", "momentum": "SGD + momentum 0.9", "adam": "Adam"}.get)
-    lr = c2.number_input("lr", -1e6, 1e6, 0.5, step=0.1, key="train_batch_lr")
+    lr = c2.number_input("lr", -MAX_ABS_LEARNING_RATE, MAX_ABS_LEARNING_RATE, 0.5, step=0.1, key="train_batch_lr")
     decay = c3.number_input("weight decay", 0.0, 10.0, 0.0, step=0.01, key="train_wd")
-    steps = c4.number_input("steps", 1, 100, 1, key="train_batch_steps")
+    steps = c4.number_input("steps", 1, MAX_TABLE_STEPS, 1, key="train_batch_steps")
     frozen = st.toggle("Frozen table (requires_grad = False)", key="train_frozen")
     try:
         ids = lab.tokenize(text)
-        readout = np.random.default_rng(0).standard_normal(lab.weight.shape) * 0.5
+        readout = frozen_readout(lab.weight.shape)
         result = train_table_steps(lab.weight, ids, readout, OptimizerConfig(kind, float(lr), weight_decay=float(decay)),
                                    int(steps), frozen)
     except ValueError as error:
@@ -134,7 +141,7 @@ def show_batch() -> None:
         return
     note = trajectory_note(result)
     if note is not None:
-        getattr(st, note[0])(note[1])
+        render.show_note(note)
     labels = [f"x{i}" for i in range(lab.width)]
     c1, c2 = st.columns(2)
     with c1:
@@ -156,11 +163,11 @@ def show_live_model() -> None:
     with st.expander("Built-in corpus" if source == "built-in" else "Tokens", expanded=False):
         st.text(text[:2000])
     c1, c2, c3, c4 = st.columns(4)
-    steps = c1.number_input("Steps", 0, MAX_STEPS, 200, step=50, key="train_live_steps")
-    width = c2.number_input("Width d", 2, 64, 16, key="train_live_d")
+    steps = c1.number_input("Steps", 0, MAX_TINY_STEPS, 200, step=50, key="train_live_steps")
+    width = c2.number_input("Width d", *TINY_WIDTH_RANGE, 16, key="train_live_d")
     attention = c3.toggle("Attention head", True, key="train_live_attn")
     tied = c4.toggle("Tied output", False, key="train_live_tied")
-    lr = c1.number_input("Adam lr", 0.0001, 1.0, 0.02, format="%.4f", key="train_live_lr")
+    lr = c1.number_input("Adam lr", *TINY_LEARNING_RATE_RANGE, 0.02, format="%.4f", key="train_live_lr")
     seed = c2.number_input("Seed", 0, 10_000, 0, key="train_live_seed")
     basis = c3.radio("PCA basis", ["final", "initial"], key="train_live_basis",
                      format_func=lambda b: f"fixed, from the {b} table")

@@ -11,7 +11,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
-from browser import (  # noqa: E402
+from browser_helpers import (  # noqa: E402
     FIGURE_CHANGED_JS,
     MARK_FIGURE_JS,
     free_port,

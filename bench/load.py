@@ -22,7 +22,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
-from browser import (  # noqa: E402
+from browser_helpers import (  # noqa: E402
     CHROMIUM,
     FIGURE_CHANGED_JS,
     FLAGS,

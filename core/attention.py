@@ -53,7 +53,8 @@ class AttentionResult:
     scale: float         # the factor the raw scores were multiplied by
 
 
-def attention_head(X, P, W_q, W_k, W_v, causal: bool = True, scaled: bool = True) -> AttentionResult:
+def attention_head(X: np.ndarray, P: np.ndarray | None, W_q: np.ndarray, W_k: np.ndarray, W_v: np.ndarray,
+                   causal: bool = True, scaled: bool = True) -> AttentionResult:
     """One head. X (T, d), P (T, d) or None, W_q/W_k (d, d_k), W_v (d, d_v).
 
     H = X + P; Q = H W_q; K = H W_k; V_h = H W_v; A = softmax_row(QK^T/sqrt(d_k) + M); O = A V_h.
@@ -102,17 +103,3 @@ def seed000_example() -> AttentionResult:
     X = np.array([[2.0, 0.0], [0.0, 4.0]])
     zero_queries = np.zeros((2, 2))   # Q = 0 makes every score 0
     return attention_head(X, None, zero_queries, np.eye(2), np.eye(2), causal=True)
-
-
-def score_breakdown(result: AttentionResult, query: int, key: int) -> str:
-    """The numbers behind A[query, key], for a hover text."""
-    q, k = result.Q[query], result.K[key]
-    products = " + ".join(f"{a:.2f}·{b:.2f}" for a, b in zip(q[:4], k[:4]))
-    more = " + …" if len(q) > 4 else ""
-    raw = float(q @ k)
-    masked = not np.isfinite(result.mask[query, key])
-    lines = [f"q{query}·k{key} = {products}{more} = {raw:.3f}",
-             f"score = {raw:.3f} × {result.scale:.3f} = {result.scores[query, key]:.3f}",
-             "masked (−∞): a later position" if masked else "mask 0: allowed",
-             f"A = softmax of row {query} → {result.weights[query, key]:.3f}"]
-    return "<br>".join(lines)

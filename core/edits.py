@@ -16,7 +16,7 @@ RESIZE_METHODS = {
     "normal": "torch.nn.Embedding default: N(0, 1)",
     "mean": "transformers resize_token_embeddings: mean of old rows + N(0, 1e-9 · covariance)",
 }
-MAX_NEW_ROWS = 1000  # rows a user may add at once
+from core.limits import MAX_NEW_ROWS
 
 
 @dataclass(frozen=True)

@@ -310,3 +310,18 @@ def dot_product_formula(a: np.ndarray, b: np.ndarray, digits: int = 3) -> str:
         text += sign + term
     more = " + …" if len(a) > 6 else ""
     return text + more + f" = {format_number(float(np.dot(a, b)), digits)}"
+
+
+def pair_table(vectors: np.ndarray, labels: list[str]) -> list[dict[str, str]]:
+    """vectors (n, d) -> one row per pair: lengths, dot, cosine, angle and the dot written out."""
+    records = []
+    for i in range(len(labels)):
+        for j in range(i + 1, len(labels)):
+            pair = compare_vectors(vectors[i], vectors[j])
+            records.append({"pair": f"{labels[i]} · {labels[j]}",
+                            "|a|": format_number(pair.length_a, 3), "|b|": format_number(pair.length_b, 3),
+                            "dot a·b": format_number(pair.dot, 3),
+                            "cosine": "undefined (zero vector)" if pair.cosine is None else format_number(pair.cosine, 3),
+                            "angle": "—" if pair.angle_degrees is None else f"{pair.angle_degrees:.1f}°",
+                            "a·b written out": dot_product_formula(vectors[i], vectors[j])})
+    return records

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from core.blocks import as_float32
-from core.geometry import row_norms
+from core.geometry import compare_vectors, row_norms
 
 _CHUNK = 4096  # rows per chunk of the pairwise tree (bounds its temporary arrays; fastest here)
 
@@ -159,3 +159,29 @@ def spearman(x: np.ndarray, y: np.ndarray) -> float:
     from scipy.stats import spearmanr
 
     return float(spearmanr(x, y).statistic)
+
+
+@dataclass(frozen=True)
+class ChosenPairs:
+    """Every pair of the chosen rows: id gap, cosine and label; pairs with a zero vector apart."""
+
+    gaps: list[int]
+    cosines: list[float]
+    labels: list[str]
+    undefined: list[tuple[int, int]]    # (row a, row b) whose cosine is undefined
+
+
+def chosen_pairs(table, rows: list[int]) -> ChosenPairs:
+    """rows of table (an EmbeddingTable) -> their pairs for the id-gap plot."""
+
+    result = ChosenPairs([], [], [], [])
+    for i, a in enumerate(rows):
+        for b in rows[i + 1:]:
+            pair = compare_vectors(table.weight[a], table.weight[b])
+            if pair.cosine is None:
+                result.undefined.append((a, b))
+                continue
+            result.gaps.append(abs(int(table.ids[a]) - int(table.ids[b])))
+            result.cosines.append(pair.cosine)
+            result.labels.append(f"{table.tokens[a]}–{table.tokens[b]}")
+    return result

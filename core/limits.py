@@ -42,3 +42,19 @@ def megabytes(n_bytes: int | float) -> str:
 
 UPLOAD_LIMITS_TEXT = (f"at most {megabytes(MAX_UPLOAD_BYTES)} per file, a table of at most "
                       f"{megabytes(MAX_TABLE_BYTES)} as float32 ({MAX_ROWS:,} rows, {MAX_WIDTH:,} columns)")
+
+
+# ---- lookup and edits
+MAX_IDS = 4096                      # longest id list a page accepts; longer inputs are refused with a message
+MAX_NEW_ROWS = 1000                 # rows a user may add at once
+MAX_TOY_TOKENS = 32                 # tokens of a toy table's text that the Attention page's head uses
+MAX_SHOWN_MODEL_TOKENS = 48         # tokens of a text whose maps Model attention draws
+
+# ---- training
+MAX_ABS_LEARNING_RATE = 1e6         # larger values are refused; up to this, divergence is shown
+MAX_TABLE_STEPS = 100               # steps of the S^T G section
+MAX_TINY_STEPS = 5_000              # steps of the small model trained live
+MAX_CORPUS_TOKENS = 20_000
+TINY_WIDTH_RANGE = (2, 64)          # d of the small model
+TINY_LEARNING_RATE_RANGE = (1e-4, 1.0)   # Adam's learning rate for the small model
+

@@ -5,24 +5,28 @@ import re
 
 import numpy as np
 
-MAX_IDS = 4096  # longest id list a page accepts; longer inputs are refused with a message
+from core.limits import MAX_IDS
+
+
+def as_token_id(value) -> int:
+    """An int, or an integral float, as a token id. Raises ValueError for anything else (bools too)."""
+    if isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"token id {value!r} is not an integer")
+    if isinstance(value, (int, np.integer)):
+        return int(value)
+    if isinstance(value, (float, np.floating)) and float(value).is_integer():
+        return int(value)
+    raise ValueError(f"token id {value!r} is not an integer")
 
 
 def validate_ids(ids, vocab_size: int) -> np.ndarray:
     """ids (T,) -> int64 row indices (T,). Raises ValueError naming a bad id and the valid range."""
     checked = []
-    for token_id in list(ids):
-        if isinstance(token_id, (bool, np.bool_)):
-            raise ValueError(f"token id {token_id!r} is not an integer")
-        if isinstance(token_id, (float, np.floating)):
-            if not float(token_id).is_integer():
-                raise ValueError(f"token id {token_id!r} is not an integer")
-            token_id = int(token_id)
-        if not isinstance(token_id, (int, np.integer)):
-            raise ValueError(f"token id {token_id!r} is not an integer")
-        if not 0 <= int(token_id) < vocab_size:
-            raise ValueError(f"token id {int(token_id)} is outside 0..{vocab_size - 1}")
-        checked.append(int(token_id))
+    for value in list(ids):
+        token_id = as_token_id(value)
+        if not 0 <= token_id < vocab_size:
+            raise ValueError(f"token id {token_id} is outside 0..{vocab_size - 1}")
+        checked.append(token_id)
     return np.asarray(checked, dtype=np.int64)
 
 

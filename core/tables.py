@@ -12,6 +12,8 @@ from typing import Callable
 
 import numpy as np
 
+from core.lookup import as_token_id, validate_ids
+
 
 class TokenIndex:
     """key(token) -> the first row whose token has that key, in 16 bytes a row.
@@ -113,13 +115,13 @@ class EmbeddingTable:
 
     def rows_for_ids(self, token_ids) -> np.ndarray:
         """Token ids (T,) -> row indices (T,). Raises ValueError naming the id and the valid ids."""
-        from core.lookup import validate_ids  # local: lookup imports nothing from here
+
 
         if self.has_default_ids:
             return validate_ids(token_ids, self.vocab_size)
         rows = []
         for token_id in token_ids:
-            checked = _as_int_id(token_id)
+            checked = as_token_id(token_id)
             if checked not in self._row_of_id:
                 raise ValueError(f"token id {checked} is not in this table: valid ids are "
                                  f"{self.id_range_text()}")
@@ -173,16 +175,6 @@ class EmbeddingTable:
             ids=self.ids if ids is None else ids,
             source=self.source, key=f"{self.key}+{key_suffix}", notes=self.notes,
             encoder=self.encoder)
-
-
-def _as_int_id(value) -> int:
-    if isinstance(value, (bool, np.bool_)):
-        raise ValueError(f"token id {value!r} is not an integer")
-    if isinstance(value, (int, np.integer)):
-        return int(value)
-    if isinstance(value, (float, np.floating)) and float(value).is_integer():
-        return int(value)
-    raise ValueError(f"token id {value!r} is not an integer")
 
 
 def content_hash(weight: np.ndarray) -> str:

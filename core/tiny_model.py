@@ -9,6 +9,13 @@ from typing import Callable
 
 import numpy as np
 
+from core.limits import (
+    MAX_CORPUS_TOKENS,
+    MAX_TINY_STEPS,
+    TINY_LEARNING_RATE_RANGE,
+    TINY_WIDTH_RANGE,
+)
+
 BUILTIN_CORPUS = (
     "the cat sat on the mat . the dog sat on the rug . "
     "the cat chased the dog . the dog chased the cat . "
@@ -19,8 +26,6 @@ BUILTIN_CORPUS = (
     "the river runs by the bank . the bank holds the money . "
     "the cat sleeps on the mat . the dog sleeps on the rug ."
 )
-MAX_CORPUS_TOKENS = 20_000
-MAX_STEPS = 5_000
 
 
 @dataclass(frozen=True)
@@ -99,10 +104,13 @@ def train_tiny_model(text: str, config: TinyModelConfig,
     """Train on all windows of the corpus (full batch, Adam); snapshots of the table every k steps."""
     import torch
 
-    if not 0 <= config.steps <= MAX_STEPS:
-        raise ValueError(f"steps must be between 0 and {MAX_STEPS:,}; got {config.steps}")
-    if not (np.isfinite(config.lr) and 0 < config.lr <= 10):
-        raise ValueError(f"learning rate must be in (0, 10]; got {config.lr}")
+    if not 0 <= config.steps <= MAX_TINY_STEPS:
+        raise ValueError(f"steps must be between 0 and {MAX_TINY_STEPS:,}; got {config.steps}")
+    low, high = TINY_LEARNING_RATE_RANGE
+    if not (np.isfinite(config.lr) and low <= config.lr <= high):
+        raise ValueError(f"learning rate must be between {low:g} and {high:g}; got {config.lr}")
+    if not TINY_WIDTH_RANGE[0] <= config.width <= TINY_WIDTH_RANGE[1]:
+        raise ValueError(f"width must be between {TINY_WIDTH_RANGE[0]} and {TINY_WIDTH_RANGE[1]}; got {config.width}")
     vocabulary, ids = tokenize_corpus(text)
     torch.set_num_threads(1)  # tiny matrices: threads cost more than they give
     model = _build_model(len(vocabulary), config)

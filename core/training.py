@@ -6,9 +6,29 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from core.attention import softmax_rows
+from core.limits import MAX_ABS_LEARNING_RATE
 from core.lookup import embedding_gradient, lookup, validate_ids
 
-MAX_ABS_LEARNING_RATE = 1e6  # larger values are refused; up to this, divergence is shown
+
+@dataclass(frozen=True)
+class Note:
+    """A sentence for the page to show, and how loudly: 'info', 'warning' or 'error'."""
+
+    level: str
+    text: str
+
+
+def frozen_readout(shape: tuple[int, int], seed: int = 0) -> np.ndarray:
+    """(V, d) random read-out W_out, N(0, 0.5²), seeded: the S^T G section's fixed output layer."""
+    return np.random.default_rng(seed).standard_normal(shape) * 0.5
+
+
+def check_learning_rate(lr: float) -> None:
+    """Any finite learning rate up to MAX_ABS_LEARNING_RATE in size (0 and negative ones are
+    allowed: the page explains what they do). Raises ValueError."""
+    if not np.isfinite(lr) or abs(lr) > MAX_ABS_LEARNING_RATE:
+        raise ValueError(f"learning rate {lr} is not a number between "
+                         f"-{MAX_ABS_LEARNING_RATE:g} and {MAX_ABS_LEARNING_RATE:g}")
 
 
 def _softmax(logits: np.ndarray) -> np.ndarray:
@@ -49,9 +69,7 @@ def softmax_ce_step(x, W_out, target: int, lr: float) -> StepResult:
         raise ValueError(f"W_out must be (n_out, d={x.shape[0]}); got {W_out.shape}")
     if not 0 <= target < W_out.shape[0]:
         raise ValueError(f"target {target} is outside 0..{W_out.shape[0] - 1}")
-    if not np.isfinite(lr) or abs(lr) > MAX_ABS_LEARNING_RATE:
-        raise ValueError(f"learning rate {lr} is not a number between "
-                         f"-{MAX_ABS_LEARNING_RATE:g} and {MAX_ABS_LEARNING_RATE:g}")
+    check_learning_rate(lr)
     with np.errstate(all="ignore"):
         logits = W_out @ x                                       # (n_out, d) @ (d,) -> (n_out,)
         probs = _softmax(logits)
@@ -155,9 +173,7 @@ def train_table_steps(weight: np.ndarray, ids, W_out: np.ndarray, config: Optimi
     """`steps` optimizer steps of the next-token loss on one sequence; frozen tables never move."""
     if not 1 <= steps <= 100:
         raise ValueError(f"steps must be between 1 and 100; got {steps}")
-    if not np.isfinite(config.lr) or abs(config.lr) > MAX_ABS_LEARNING_RATE:
-        raise ValueError(f"learning rate {config.lr} is not a number between "
-                         f"-{MAX_ABS_LEARNING_RATE:g} and {MAX_ABS_LEARNING_RATE:g}")
+    check_learning_rate(config.lr)
     current = np.array(weight, dtype=np.float64, copy=True)
     state, losses = OptimizerState(), []
     gradient = update = np.zeros_like(current)
@@ -174,30 +190,30 @@ def train_table_steps(weight: np.ndarray, ids, W_out: np.ndarray, config: Optimi
     return TableUpdate(gradient, update, current, losses, frozen)
 
 
-def learning_rate_note(step: StepResult) -> tuple[str, str] | None:
-    """('info' | 'warning' | 'error', message) for a learning rate worth a word, else None."""
+def learning_rate_note(step: StepResult) -> Note | None:
+    """A note for a learning rate worth a word, else None."""
     if not step.finite:
-        return "error", ("The step diverged: the new row or the loss is NaN/Inf. Use a smaller learning rate.")
+        return Note("error", "The step diverged: the new row or the loss is NaN/Inf. Use a smaller learning rate.")
     if step.lr == 0:
-        return "info", "Learning rate 0: the gradient is computed but nothing moves."
+        return Note("info", "Learning rate 0: the gradient is computed but nothing moves.")
     if step.lr < 0:
-        return "warning", ("A negative learning rate steps *up* the gradient: the loss rises (gradient ascent).")
+        return Note("warning", "A negative learning rate steps *up* the gradient: the loss rises (gradient ascent).")
     if step.loss_after > step.loss_before:
-        return "warning", (f"Learning rate {step.lr:g} overshoots: the step jumps past the minimum and the "
-                           f"loss rises from {step.loss_before:.3f} to {step.loss_after:.3f}.")
+        return Note("warning", f"Learning rate {step.lr:g} overshoots: the step jumps past the minimum and the "
+                               f"loss rises from {step.loss_before:.3f} to {step.loss_after:.3f}.")
     if step.prob_after > 1 - 1e-9:
-        return "warning", (f"Learning rate {step.lr:g} is huge: one step pushes p to 100 % "
-                           "(the logits are enormous; later steps would barely change anything).")
+        return Note("warning", f"Learning rate {step.lr:g} is huge: one step pushes p to 100 % "
+                               "(the logits are enormous; later steps would barely change anything).")
     return None
 
 
-def trajectory_note(result: TableUpdate) -> tuple[str, str] | None:
-    """('error' | 'warning', message) when a run of steps diverged or made the loss worse."""
+def trajectory_note(result: TableUpdate) -> Note | None:
+    """A note when a run of steps diverged or made the loss worse."""
     losses = np.asarray(result.losses, dtype=np.float64)
     if not np.all(np.isfinite(result.weight_after)) or not np.all(np.isfinite(losses)):
-        return "error", ("The run diverged: the loss or the table became NaN/Inf "
-                         "(a probability reached 0). Lower the learning rate.")
+        return Note("error", "The run diverged: the loss or the table became NaN/Inf "
+                             "(a probability reached 0). Lower the learning rate.")
     if len(losses) > 1 and losses[-1] > losses[0]:
-        return "warning", (f"The loss rose from {losses[0]:.3f} to {losses[-1]:.3f}: "
-                           "the learning rate is too large for this optimizer.")
+        return Note("warning", f"The loss rose from {losses[0]:.3f} to {losses[-1]:.3f}: "
+                               "the learning rate is too large for this optimizer.")
     return None

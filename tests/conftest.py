@@ -1,57 +1,14 @@
-"""Shared test setup: the project root on sys.path, offline model hubs."""
+"""Test setup: offline model hubs, and the model cache prepared before any test opens a page.
+Shared helpers live in helpers.py (AppTest) and browser_helpers.py (Chromium), not here."""
 from __future__ import annotations
 
 import os
-import sys
-from pathlib import Path
-
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-# Tests never download weights: the hub is off for every test.
-os.environ.setdefault("HF_HUB_OFFLINE", "1")
-os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-
-import json
-import re
 
 import pytest
 
-APP = str(ROOT / "app.py")
-TIMEOUT = 120  # pages that import torch or load a model need more than the 3 s default
-
-
-def open_page(page: str | None = None, **query):
-    """Run app.py (optionally with URL query params), then switch to app_pages/<page>.py."""
-    from streamlit.testing.v1 import AppTest
-
-    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
-    for key, value in query.items():
-        at.query_params[key] = str(value)
-    at.switch_page(f"app_pages/{page or 'home'}.py")  # a deep link: the page is the first thing run
-    at.run()
-    return at
-
-
-def figure(at, index: int) -> dict:
-    """The plotly JSON of the index-th chart on the page."""
-    return json.loads(at.get("plotly_chart")[index].proto.spec)
-
-
-_MARKDOWN_ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")
-
-
-def visible(markdown: str) -> str:
-    """The text a Markdown body shows: backslash escapes (of users' words) undone, the invisible
-    word joiners that keep addresses from becoming links dropped."""
-    return _MARKDOWN_ESCAPE.sub(r"\1", markdown).replace("\u2060", "")
-
-
-def texts(elements) -> list[str]:
-    return [visible(element.value) for element in elements]
-
-
-def assert_clean(at) -> None:
-    assert not at.exception, [e.value for e in at.exception]
+# Tests never download weights: the hub is off for every test.
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -62,23 +19,3 @@ def prepared_models():
     from core.models.smollm2_cache import ensure_smollm2_cache
 
     ensure_smollm2_cache()
-
-
-@pytest.fixture
-def page():
-    return open_page
-
-
-def plotly_array(value):
-    """Plotly JSON stores numpy arrays as {'dtype', 'bdata' (base64), 'shape'}: decode to ndarray."""
-    import base64
-
-    import numpy as np
-
-    if isinstance(value, dict) and "bdata" in value:
-        array = np.frombuffer(base64.b64decode(value["bdata"]), dtype=np.dtype(value["dtype"]))
-        shape = value.get("shape")
-        if shape:
-            array = array.reshape([int(s) for s in str(shape).split(",")])
-        return array
-    return np.array(value, dtype=float)

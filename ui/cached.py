@@ -123,10 +123,10 @@ def cached_id_gap_correlation(table: EmbeddingTable) -> float:
     return _id_gap_by_key(table.key, table.weight, table.ids, cached_norms(table))
 
 
-@st.cache_data(show_spinner="Running the model…", max_entries=64)
-def model_attentions(table_name: str, ids: tuple[int, ...]) -> np.ndarray:
-    """(L, H, T, T) attention weights, cached per model and token ids."""
-    return loaded_model(model_name_of(table_name)).attentions(list(ids))
+@st.cache_resource(show_spinner="Running the model…", max_entries=32)
+def model_run(table_name: str, ids: tuple[int, ...]):
+    """One forward pass per (model, token ids), shared read-only by every page that shows it."""
+    return loaded_model(model_name_of(table_name)).run(list(ids))
 
 
 @st.cache_data(show_spinner="Running the model…", max_entries=64)
@@ -134,11 +134,6 @@ def model_divergence(table_name: str, text_a: str, text_b: str, word: str):
     from core.models.probes import contextual_divergence
 
     return contextual_divergence(loaded_model(model_name_of(table_name)), text_a, text_b, word)
-
-
-@st.cache_data(show_spinner=False, max_entries=64)
-def model_next_tokens(table_name: str, ids: tuple[int, ...]) -> list[tuple[int, float]]:
-    return loaded_model(model_name_of(table_name)).next_token_scores(list(ids), 10)
 
 
 @st.cache_resource(show_spinner=False, max_entries=32)

@@ -96,6 +96,12 @@ def info_box(message: str) -> None:
     st.info(md(message))
 
 
+def show_note(note) -> None:
+    """A core.training.Note (or any object with .level and .text) in its own kind of box."""
+    box = {"info": st.info, "warning": st.warning, "error": st.error}[note.level]
+    box(note.text)
+
+
 def show_positions_pair(P: np.ndarray, key: str) -> None:
     """P (T, d) and its position-by-position cosine, side by side."""
     from core.figures.attention import positions_figures

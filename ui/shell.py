@@ -10,14 +10,18 @@ from core.text import markdown_literal as md
 from core.text import shorten
 from ui import loaders, render, state, tables
 
-PAGES = [
-    st.Page("app_pages/home.py", title="Home", icon="🏠", default=True),  # served at "/"
-    st.Page("app_pages/lookup.py", title="Lookup", icon="🔎", url_path="lookup"),
-    st.Page("app_pages/geometry.py", title="Geometry", icon="📐", url_path="geometry"),
-    st.Page("app_pages/attention.py", title="Attention", icon="🎯", url_path="attention"),
-    st.Page("app_pages/models.py", title="Model attention", icon="🧠", url_path="models"),
-    st.Page("app_pages/training.py", title="Training", icon="🏋️", url_path="training"),
-]
+
+def pages() -> list:
+    """The app's pages, made anew for each run: st.navigation marks the page it returns as
+    callable once, so page objects shared between sessions would race (two people at once)."""
+    return [
+        st.Page("app_pages/home.py", title="Home", icon="🏠", default=True),  # served at "/"
+        st.Page("app_pages/lookup.py", title="Lookup", icon="🔎", url_path="lookup"),
+        st.Page("app_pages/geometry.py", title="Geometry", icon="📐", url_path="geometry"),
+        st.Page("app_pages/attention.py", title="Attention", icon="🎯", url_path="attention"),
+        st.Page("app_pages/models.py", title="Model attention", icon="🧠", url_path="models"),
+        st.Page("app_pages/training.py", title="Training", icon="🏋️", url_path="training"),
+    ]
 
 
 def _presentation_mode() -> bool:
@@ -63,7 +67,7 @@ def shell():
     render.base_css()
     if presenting:
         render.presentation_css()
-    page = st.navigation(PAGES)
+    page = st.navigation(pages())
     _table_picker()
     loaders.sidebar_loaders()
     _sidebar_settings()

@@ -5,7 +5,7 @@ import streamlit as st
 
 from core.limits import MAX_MODEL_TOKENS, MAX_TEXT_CHARS
 from core.tables import EmbeddingTable
-from ui import render, tables
+from ui import cached, render, tables
 from ui.state import kept_widget, parse_text
 
 
@@ -26,7 +26,8 @@ def token_stages(table: EmbeddingTable, token_ids: list[int], position: int):
 
     model = tables.current_model()
     if model is not None and not tables.is_edited():
-        return model_token_stages(model, token_ids[:MAX_MODEL_TOKENS], position)
+        run = cached.model_run(tables.current_table_name(), tuple(token_ids[:MAX_MODEL_TOKENS]))
+        return model_token_stages(model, run, position)
     return toy_token_stages(table, token_ids, position)
 
 

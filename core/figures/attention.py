@@ -4,8 +4,22 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from core.attention import AttentionResult, score_breakdown
+from core.attention import AttentionResult
 from core.figures.base import base_layout, matrix_heatmap
+
+
+def score_breakdown(result: AttentionResult, query: int, key: int) -> str:
+    """The numbers behind A[query, key], for a hover text."""
+    q, k = result.Q[query], result.K[key]
+    products = " + ".join(f"{a:.2f}·{b:.2f}" for a, b in zip(q[:4], k[:4]))
+    more = " + …" if len(q) > 4 else ""
+    raw = float(q @ k)
+    masked = not np.isfinite(result.mask[query, key])
+    lines = [f"q{query}·k{key} = {products}{more} = {raw:.3f}",
+             f"score = {raw:.3f} × {result.scale:.3f} = {result.scores[query, key]:.3f}",
+             "masked (−∞): a later position" if masked else "mask 0: allowed",
+             f"A = softmax of row {query} → {result.weights[query, key]:.3f}"]
+    return "<br>".join(lines)
 
 
 def attention_hover(result: AttentionResult) -> np.ndarray:

@@ -19,14 +19,52 @@ def base_layout(fig: go.Figure, title: str, height: int = 360) -> go.Figure:
 
 
 _TEMPLATE_KEYS = {"hovertemplate", "texttemplate"}   # written here, never from user text
+_NUMBERS = {int, float, bool, type(None), np.int64, np.float64, np.float32}
 
 
 def plain_text_figure(fig: go.Figure) -> go.Figure:
-    """A copy of fig whose every string (labels, hover texts, annotations, names, frames) shows
-    as text: Plotly would render <a href>, <b> or an entity inside a token. Line breaks that
-    the figure builders put in hover texts (<br>) are kept."""
-    spec = fig.to_dict()
-    return go.Figure(_literal(spec, None), _validate=False)
+    """fig, or a copy of it whose every string (labels, hover texts, annotations, names, frames)
+    shows as text: Plotly would render <a href>, <b> or an entity inside a token. Line breaks
+    that the figure builders put in hover texts (<br>) are kept. Most figures hold nothing to
+    escape: that is checked on plotly's own structures, without copying the figure."""
+    if not _needs_escaping(fig):
+        return fig
+    return go.Figure(_literal(fig.to_dict(), None), _validate=False)
+
+
+def _needs_escaping(fig: go.Figure) -> bool:
+    data, layout = getattr(fig, "_data", None), getattr(fig, "_layout", None)
+    if data is None or layout is None:      # another plotly version: take the safe way
+        return True
+    parts = [data, layout] + [frame.to_plotly_json() for frame in fig.frames]
+    return any(_has_markup(part, None) for part in parts)
+
+
+def _has_markup(value, key: str | None) -> bool:
+    if key in _TEMPLATE_KEYS:
+        return False
+    if isinstance(value, str):
+        return _markup_in(value)
+    if isinstance(value, dict):
+        return any(_has_markup(v, k) for k, v in value.items())
+    if isinstance(value, np.ndarray):
+        if value.dtype.kind not in "UO":
+            return False
+        value = value.ravel().tolist()
+    if isinstance(value, (list, tuple)):
+        kinds = set(map(type, value))             # thousands of labels or numbers: judged at once
+        if kinds <= _NUMBERS:
+            return False
+        if kinds == {str}:
+            return _markup_in("".join(value))
+        return any(_has_markup(v, key) for v in value)
+    return False
+
+
+def _markup_in(text: str) -> bool:
+    """Anything Plotly would read as a tag or an entity (the builders' own <br> aside)."""
+    text = text.replace("<br>", "")
+    return "&" in text or "<" in text or ">" in text
 
 
 def _literal(value, key: str | None):
@@ -36,6 +74,8 @@ def _literal(value, key: str | None):
         return _kept_breaks(html_literal(value))
     if isinstance(value, dict):
         return {k: _literal(v, k) for k, v in value.items()}
+    if isinstance(value, (list, tuple, np.ndarray)) and not _has_markup(value, key):
+        return value        # thousands of hover texts with nothing to escape: checked at once
     if isinstance(value, (list, tuple)):
         return [_literal(v, key) for v in value]
     if isinstance(value, np.ndarray) and value.dtype.kind in "UO":

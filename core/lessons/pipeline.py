@@ -62,11 +62,12 @@ def comparison_rows(stages: TokenStages) -> dict[str, list[str]]:
     }
 
 
-def model_token_stages(model, token_ids: list[int], position: int) -> TokenStages:
-    """Stages of one token of a pretrained model; contextual = its last layer's hidden state."""
+def model_token_stages(model, run, position: int) -> TokenStages:
+    """Stages of one token of a pretrained model's run; contextual = its last layer's hidden state."""
+    token_ids = run.token_ids
     if not 0 <= position < len(token_ids):
         raise ValueError(f"position {position} is outside 0..{len(token_ids) - 1}")
-    states = model.hidden_states(token_ids)                               # (L+1, T, d)
+    states = run.hidden_states                                            # (L+1, T, d)
     row = int(token_ids[position])
     return TokenStages(model.table.tokens[row], position, row, row, model.table.vocab_size,
                        np.asarray(model.table.weight[row], dtype=np.float64), states[-1, position],

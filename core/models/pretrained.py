@@ -10,13 +10,17 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 import numpy as np
 
 from core.limits import MAX_MODEL_TOKENS
+from core.models.runs import ModelRun, run_model
 from core.settings import OperatorSettings, operator_settings
 from core.tables import EmbeddingTable
+
+if TYPE_CHECKING:   # transformers is imported only when a model is loaded
+    from transformers import PreTrainedModel, PreTrainedTokenizerBase
 
 BUILTIN_MODELS = {
     "minilm": "MiniLM-L6 (BERT WordPiece, 30522 × 384)",
@@ -31,8 +35,8 @@ class PretrainedModel:
 
     name: str
     table: EmbeddingTable          # .weight (V, d): a read-only view of the model's input embeddings
-    tokenizer: object
-    model: object                  # a torch.nn.Module in eval mode
+    tokenizer: PreTrainedTokenizerBase
+    model: PreTrainedModel         # in eval mode, gradients off
     causal: bool                   # True: a query never sees later keys
     tied: bool | None              # output layer shares E (None: the checkpoint has no output layer)
     max_positions: int
@@ -67,44 +71,18 @@ class PretrainedModel:
         """Exactly the tokenizer's ids, special tokens included as the tokenizer adds them."""
         return list(self.tokenizer(text)["input_ids"])
 
-    def _run(self, ids: list[int]):
-        import torch
-
+    def run(self, ids: list[int]) -> ModelRun:
+        """ids (T,) -> one forward pass: attentions (L, H, T, T), hidden states (L+1, T, d),
+        logits (T, V) when the model has an output layer."""
         if not ids:
             raise ValueError("no tokens: type some text")
-        if len(ids) > min(self.max_positions, MAX_MODEL_TOKENS):
-            raise ValueError(f"{len(ids)} tokens: at most {min(self.max_positions, MAX_MODEL_TOKENS)} "
-                             "are run through the model here")
+        limit = min(self.max_positions, MAX_MODEL_TOKENS)
+        if len(ids) > limit:
+            raise ValueError(f"{len(ids)} tokens: at most {limit} are run through the model here")
         bad = [i for i in ids if not 0 <= int(i) < self.table.vocab_size]
         if bad:
             raise ValueError(f"token id {bad[0]} is outside 0..{self.table.vocab_size - 1}")
-        with torch.inference_mode():
-            return self.model(torch.tensor([ids]), output_attentions=True, output_hidden_states=True)
-
-    def attentions(self, ids: list[int]) -> np.ndarray:
-        """ids (T,) -> attention weights (L, H, T, T) of every layer and head."""
-        outputs = self._run(ids)
-        return np.stack([layer[0].float().numpy() for layer in outputs.attentions])
-
-    def hidden_states(self, ids: list[int]) -> np.ndarray:
-        """ids (T,) -> hidden states (L+1, T, d): the embedding output, then each layer's."""
-        outputs = self._run(ids)
-        return np.stack([state[0].float().numpy() for state in outputs.hidden_states])
-
-    def next_token_scores(self, ids: list[int], k: int = 10) -> list[tuple[int, float]]:
-        """Top-k logits = h · w over the output vectors w, for the last position (causal LMs)."""
-        import torch
-
-        if self.tied is None:
-            raise ValueError(f"{self.name} has no output layer: it scores no next token")
-        outputs = self._run(ids)
-        logits = outputs.logits[0, -1].float()
-        top = torch.topk(logits, min(k, logits.shape[0]))
-        return [(int(i), float(v)) for v, i in zip(top.values, top.indices)]
-
-    def output_vectors(self) -> np.ndarray:
-        """(V, d) rows w of the output layer (the same memory as E when tied)."""
-        return self.model.get_output_embeddings().weight.detach().numpy()
+        return run_model(self.model, ids, with_logits=self.tied is not None)
 
 
 def _read_only_view(tensor) -> np.ndarray:
@@ -156,18 +134,25 @@ def _uses_rope(config) -> bool:
                 or getattr(config, "rope_scaling", None))
 
 
+def find_submodule(module, paths: tuple[str, ...], has: str | None = None):
+    """The first of the dotted attribute paths that exists in module (and has attribute `has`),
+    else None: architectures name the same part differently (BERT, GPT-2, Llama)."""
+    for path in paths:
+        found = module
+        for part in path.split("."):
+            found = getattr(found, part, None)
+            if found is None:
+                break
+        if found is not None and (has is None or hasattr(found, has)):
+            return found
+    return None
+
+
 def _learned_positions(model) -> np.ndarray | None:
     """(P, d) absolute position table: BERT's position_embeddings or GPT-2's wpe."""
-    for path in ("embeddings.position_embeddings", "transformer.wpe", "wpe",
-                 "bert.embeddings.position_embeddings"):
-        module = model
-        for part in path.split("."):
-            module = getattr(module, part, None)
-            if module is None:
-                break
-        if module is not None and hasattr(module, "weight"):
-            return _read_only_view(module.weight)
-    return None
+    table = find_submodule(model, ("embeddings.position_embeddings", "transformer.wpe", "wpe",
+                                   "bert.embeddings.position_embeddings"), has="weight")
+    return None if table is None else _read_only_view(table.weight)
 
 
 def minilm_dir() -> Path:

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from core.geometry import cosine
-from core.models.pretrained import PretrainedModel
+from core.models.pretrained import PretrainedModel, find_submodule
 from core.text import token_core
 
 
@@ -32,19 +32,14 @@ def head_projections(model: PretrainedModel, layer: int, head: int) -> tuple[np.
 
 
 def _attention_module(model: PretrainedModel, layer: int):
-    inner = model.model
-    for candidate in ("encoder.layer", "model.layers", "layers", "bert.encoder.layer"):
-        module = inner
-        for part in candidate.split("."):
-            module = getattr(module, part, None)
-            if module is None:
-                break
-        if module is not None:
-            block = module[layer]
-            if hasattr(block, "self_attn"):
-                return block.self_attn, ("q_proj", "k_proj", "v_proj")
-            if hasattr(block, "attention") and hasattr(block.attention, "self"):
-                return block.attention.self, ("query", "key", "value")
+    """The attention of one layer and the names of its q, k, v projections (BERT or Llama)."""
+    blocks = find_submodule(model.model, ("encoder.layer", "model.layers", "layers", "bert.encoder.layer"))
+    if blocks is not None:
+        block = blocks[layer]
+        if hasattr(block, "self_attn"):
+            return block.self_attn, ("q_proj", "k_proj", "v_proj")
+        if hasattr(block, "attention") and hasattr(block.attention, "self"):
+            return block.attention.self, ("query", "key", "value")
     raise ValueError(f"{model.name}: this architecture's heads cannot be read here (BERT- and Llama-style only)")
 
 
@@ -70,7 +65,7 @@ def contextual_divergence(model: PretrainedModel, text_a: str, text_b: str, word
     """The same token in two sentences: identical table row, diverging hidden states."""
     ids_a, ids_b = model.encode(text_a), model.encode(text_b)
     position_a, position_b = word_position(model, ids_a, word), word_position(model, ids_b, word)
-    states_a, states_b = model.hidden_states(ids_a), model.hidden_states(ids_b)
+    states_a, states_b = model.run(ids_a).hidden_states, model.run(ids_b).hidden_states   # (L+1, T, d) each
     same = ids_a[position_a] == ids_b[position_b]
     cosines = np.array([cosine(states_a[layer, position_a], states_b[layer, position_b])
                         for layer in range(states_a.shape[0])])

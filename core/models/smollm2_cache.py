@@ -180,18 +180,3 @@ def rebuild_smollm2_cache(report: Callable[[str], None] = lambda _: None) -> Pat
     with conversion_lock(report):
         remove_interrupted_conversions()
         return build_smollm2_cache(report)
-
-
-def prepare_all(report: Callable[[str], None] = print) -> None:
-    """Everything converted once into the cache folder (scripts/setup.sh runs this), so that
-    neither the first visitor nor the first test waits for it."""
-    from core.models.pretrained import load_table
-
-    folder, rebuilt = ensure_smollm2_cache(report)
-    report(f"SmolLM2: {'converted into' if rebuilt else 'already in'} {folder}")
-    load_table("glove-50d")
-    report(f"GloVe word list: in {cache_root()}")
-
-
-if __name__ == "__main__":
-    prepare_all()

@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
+from helpers import ROOT
 
 from core.limits import MAX_HUB_ID_CHARS, MIB
 from core.models import smollm2_cache as model_cache
@@ -220,7 +221,7 @@ def test_staging_of_a_killed_conversion_is_removed(tmp_path, monkeypatch):
     the next start, and the next conversion completes."""
     env = {**os.environ, "EMBEDDING_LENS_CACHE": str(tmp_path)}
     script = "from core.models.smollm2_cache import ensure_smollm2_cache; ensure_smollm2_cache()"
-    root = Path(__file__).resolve().parents[1]
+    root = ROOT
     child = subprocess.Popen([sys.executable, "-c", script], cwd=root, env=env,
                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.time() + 240
@@ -251,5 +252,5 @@ def test_cleaning_waits_for_a_running_conversion(tmp_path, monkeypatch):
 def test_public_config_shows_no_error_details():
     import tomllib
 
-    config = tomllib.loads((Path(__file__).resolve().parents[1] / ".streamlit" / "config.toml").read_text())
+    config = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())
     assert config["client"]["showErrorDetails"] == "none"

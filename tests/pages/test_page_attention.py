@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import numpy as np
-from conftest import assert_clean, figure, open_page, plotly_array, texts
+from helpers import assert_clean, figure, open_page, plotly_array, texts
 
 
 def heatmap(at, title_start: str) -> np.ndarray:

@@ -1,7 +1,7 @@
 """AppTest: the Geometry page."""
 from __future__ import annotations
 
-from conftest import assert_clean, figure, open_page, texts
+from helpers import assert_clean, figure, open_page, texts
 
 
 def chart_types(at) -> list[str]:

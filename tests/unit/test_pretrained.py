@@ -51,19 +51,20 @@ def test_minilm_attentions_equal_transformers(minilm):
     ids = minilm.encode("The river bank was muddy.")
     with torch.inference_mode():
         expected = torch.stack(reference(torch.tensor([ids]), output_attentions=True).attentions)[:, 0].numpy()
-    ours = minilm.attentions(ids)
+    run = minilm.run(ids)
+    ours = run.attentions
     assert ours.shape == (6, 12, len(ids), len(ids))
     np.testing.assert_allclose(ours, expected, atol=1e-6)
     assert np.any(ours[..., 0, 1:] > 0)              # bidirectional: later tokens are seen
-    states = minilm.hidden_states(ids)
-    assert states.shape == (7, len(ids), 384)
+    assert run.hidden_states.shape == (7, len(ids), 384) and run.logits is None
     assert not minilm.causal and minilm.tied is None
     assert minilm.position_table.shape == (512, 384)
 
 
 def test_smollm2_is_causal_tied_and_rows_sum_to_one(smollm2):
     ids = smollm2.encode("The cat is sleeping on the mat")
-    attentions = smollm2.attentions(ids)
+    run = smollm2.run(ids)
+    attentions = run.attentions
     T = len(ids)
     assert attentions.shape == (30, 9, T, T)
     assert np.all(attentions[..., np.triu_indices(T, 1)[0], np.triu_indices(T, 1)[1]] == 0.0)
@@ -71,17 +72,25 @@ def test_smollm2_is_causal_tied_and_rows_sum_to_one(smollm2):
     assert smollm2.causal and smollm2.tied and smollm2.rope
     assert smollm2.table.weight.shape == (49152, 576)
     assert smollm2.table.tokens[ids[1]].startswith("Ġ")
-    assert smollm2.hidden_states(ids).shape == (31, T, 576)
+    assert run.hidden_states.shape == (31, T, 576) and run.logits.shape == (T, 49152)
+    assert not attentions.flags.writeable and not run.logits.flags.writeable
 
 
 def test_smollm2_output_scores_are_dot_products(smollm2):
     ids = smollm2.encode("The capital of France is")
-    top = smollm2.next_token_scores(ids, 5)
-    hidden = torch.tensor(smollm2.hidden_states(ids)[-1, -1])       # final, normalised state
-    vectors = torch.tensor(smollm2.output_vectors().astype(np.float32))
+    run = smollm2.run(ids)
+    top = run.top_next_tokens(5)
+    with torch.inference_mode():
+        expected = smollm2.model(torch.tensor([ids])).logits[0, -1].float()
+    reference = torch.topk(expected, 5)
+    assert [token for token, _ in top] == reference.indices.tolist()
+    np.testing.assert_allclose([score for _, score in top], reference.values.numpy(), rtol=1e-6)
+    hidden = torch.tensor(run.hidden_states[-1, -1])                 # final, normalised state
+    output = smollm2.model.get_output_embeddings().weight.detach()
+    vectors = output.float()
     for token, score in top:
         assert float(hidden @ vectors[token]) == pytest.approx(score, rel=2e-2, abs=5e-2)
-    assert np.shares_memory(smollm2.output_vectors(), smollm2.table.weight)
+    assert np.shares_memory(output.numpy(), smollm2.table.weight)
 
 
 def test_glove_analogy(glove):
@@ -101,7 +110,7 @@ def test_glove_analogy(glove):
 
 def test_text_longer_than_the_model_allows(minilm):
     with pytest.raises(ValueError, match="at most"):
-        minilm.attentions(list(range(1000, 1300)))
+        minilm.run(list(range(1000, 1300)))
 
 
 def test_offline_hub_id_fails_fast_with_a_clear_message():
@@ -131,7 +140,7 @@ def test_local_folder_model(tmp_path):
     assert ids == AutoTokenizer.from_pretrained(tmp_path)("the cat sat")["input_ids"]
     assert ids[0] == 2 and ids[-1] == 3                       # [CLS] ... [SEP]
     assert model.table.weight.shape == (7, 8)
-    assert model.attentions(ids).shape == (1, 2, len(ids), len(ids))
+    assert model.run(ids).attentions.shape == (1, 2, len(ids), len(ids))
 
 
 @pytest.mark.parametrize("metric", ["cosine", "euclidean"])

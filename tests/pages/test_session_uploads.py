@@ -2,7 +2,7 @@
 with a message. Driven through AppTest scripts that call the shared helpers as the sidebar does."""
 from __future__ import annotations
 
-from conftest import TIMEOUT, texts
+from helpers import TIMEOUT, texts
 from streamlit.testing.v1 import AppTest
 
 

@@ -3,7 +3,7 @@ cached arrays are read-only; an edited large table never gets stale derived arra
 from __future__ import annotations
 
 import numpy as np
-from conftest import APP, TIMEOUT, figure, open_page, plotly_array
+from helpers import APP, TIMEOUT, figure, open_page, plotly_array
 
 from core.tables import EmbeddingTable
 from ui import cached

@@ -7,7 +7,7 @@ from typing import Callable
 
 import numpy as np
 import pytest
-from conftest import texts
+from helpers import texts
 
 from core.edits import CoordinateEdit
 from core.tables import EmbeddingTable
@@ -133,7 +133,7 @@ def shown(at) -> list[str]:
 
 @pytest.mark.parametrize("case", CASES, ids=[case.name for case in CASES])
 def test_bad_input(case: Case):
-    from conftest import APP, TIMEOUT
+    from helpers import APP, TIMEOUT
     from streamlit.testing.v1 import AppTest
 
     at = AppTest.from_file(APP, default_timeout=TIMEOUT)

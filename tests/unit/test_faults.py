@@ -52,7 +52,7 @@ def test_corrupt_cache_of_the_right_size_is_rebuilt(private_cache):
     messages = []
     model = load_model("smollm2", messages.append)
     assert any("could not be read: rebuilding" in m for m in messages)
-    attentions = model.attentions(model.encode("a b c"))
+    attentions = model.run(model.encode("a b c")).attentions
     np.testing.assert_allclose(attentions.sum(-1), 1.0, atol=2e-3)
     assert cache_is_complete(private_cache)
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import assert_clean, figure, open_page, plotly_array, texts
+from helpers import assert_clean, figure, open_page, plotly_array, texts
 
 
 def x_matrix(at) -> np.ndarray:

@@ -5,7 +5,7 @@ and clicks without pressing Enter; arguments built in the previous run would car
 from __future__ import annotations
 
 import numpy as np
-from conftest import figure, open_page, plotly_array, visible
+from helpers import figure, open_page, plotly_array, visible
 
 
 def test_apply_edit_uses_the_value_typed_with_the_click():

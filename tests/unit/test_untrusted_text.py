@@ -9,7 +9,7 @@ import re
 
 import numpy as np
 import pytest
-from conftest import open_page, visible
+from helpers import open_page, visible
 from markdown_it import MarkdownIt
 
 from core.text import WORD_JOINER, html_literal, markdown_literal, shorten
@@ -93,3 +93,21 @@ def test_url_payloads_are_shown_as_text_on_every_page():
         quoted = [b for b in bodies if "**b**" in visible(b)]
         assert bool(quoted) == quotes, (page, query, bodies)
         assert all("\\*\\*b\\*\\*" in b for b in quoted)
+
+
+def test_animation_frames_show_tokens_as_text():
+    from core.figures.base import plain_text_figure
+    from core.figures.training import moving_points_animation
+
+    frames = np.random.default_rng(0).standard_normal((3, 2, 2))          # (snapshots, V, 2)
+    fig = plain_text_figure(moving_points_animation(frames, [0, 5, 10], ["<b>x</b>", "cat"], "moving"))
+    spec = fig.to_json()
+    assert "<b>x" not in spec and "&lt;b&gt;x" in spec
+
+
+def test_figures_without_markup_are_passed_through_unchanged():
+    from core.figures.base import plain_text_figure
+    from core.figures.geometry import pca_scatter
+
+    fig = pca_scatter(np.eye(3)[:, :2], ["a", "b", "c"], np.arange(3), "plain")
+    assert plain_text_figure(fig) is fig

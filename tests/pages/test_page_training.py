@@ -1,7 +1,7 @@
 """AppTest: the Training page: lab step/undo/reset, batch gradients, the live model."""
 from __future__ import annotations
 
-from conftest import assert_clean, open_page, texts
+from helpers import assert_clean, open_page, texts
 
 
 def metrics(at) -> dict:

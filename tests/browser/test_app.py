@@ -5,9 +5,7 @@ import os
 import time
 
 import pytest
-from browser import (
-    CHROMIUM,
-    FLAGS,
+from browser_helpers import (
     SCREENSHOTS,
     chromium_available,
     free_port,
@@ -30,24 +28,6 @@ def server():
     yield f"http://127.0.0.1:{port}"
     process.terminate()
     process.wait(timeout=20)
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        instance = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-        yield instance
-        instance.close()
-
-
-@pytest.fixture
-def page(browser):
-    context = browser.new_context(viewport={"width": 1400, "height": 2200})
-    tab = context.new_page()
-    yield tab
-    context.close()
 
 
 def page_url(server: str, name: str, query: str) -> str:
@@ -226,6 +206,8 @@ def test_upload_a_table_and_a_bad_file(server, page, tmp_path):
     page.get_by_text("could not be read", exact=False).wait_for(timeout=30_000)
     assert page.locator('[data-testid="stException"]').count() == 0
     uploader.set_input_files(str(good))
+    page.wait_for_timeout(500)
+    wait_until_idle(page)
     page.get_by_role("button", name="Use this table").click(timeout=30_000)
     page.locator('[data-testid="stSidebar"]').get_by_text("30 × 4", exact=False).wait_for(timeout=30_000)
     wait_until_idle(page, 0)

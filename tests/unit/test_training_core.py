@@ -151,7 +151,7 @@ def test_learning_rate_notes(lr, level, words):
     from core.training import learning_rate_note
 
     note = learning_rate_note(lab_step(lr))
-    assert note is not None and note[0] == level and words in note[1]
+    assert note is not None and note.level == level and words in note.text
     assert learning_rate_note(lab_step(0.4)) is None
 
 
@@ -165,5 +165,5 @@ def test_trajectory_notes():
     rising = train_table_steps(lab.weight, ids, W_out, OptimizerConfig("sgd", 1e3), 30)
     exploding = train_table_steps(lab.weight, ids, W_out, OptimizerConfig("sgd", 1e6), 30)
     assert trajectory_note(calm) is None
-    assert trajectory_note(rising)[0] == "warning"
-    assert trajectory_note(exploding)[0] == "error"
+    assert trajectory_note(rising).level == "warning"
+    assert trajectory_note(exploding).level == "error"

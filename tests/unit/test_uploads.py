@@ -8,6 +8,7 @@ import pickle
 import numpy as np
 import pytest
 import torch
+from helpers import ROOT
 
 from core.uploads import MAX_UPLOAD_BYTES, parse_upload
 
@@ -244,7 +245,7 @@ def test_parsing_the_tiny_gigabyte_pt_costs_no_memory(tmp_path):
 
     def peak_kb(path) -> int:
         result = subprocess.run([sys.executable, "-c", script, str(path)], capture_output=True, text=True,
-                                cwd=str(os.path.dirname(os.path.dirname(__file__))), check=True)
+                                cwd=str(ROOT), check=True)
         return int(result.stdout.split()[-1])
 
     assert peak_kb(evil) - peak_kb(small) < 50_000

@@ -6,7 +6,7 @@ drawn outside every cached function."""
 from __future__ import annotations
 
 import pytest
-from browser import (
+from browser_helpers import (
     CHROMIUM,
     FLAGS,
     SCREENSHOTS,
