@@ -68,9 +68,11 @@ FIGURE_CHANGED_JS = """(i) => { const gd = document.querySelectorAll('.js-plotly
 RESET_IDLE_JS = "() => { window.__idleSince = null; }"
 # True once no script runs, no spinner shows and at least `plots` figures are drawn, for `stable` ms.
 IDLE_JS = """([plots, stable]) => {
-  const busy = document.querySelector('[data-testid="stStatusWidget"], [data-testid="stSpinner"]');
-  const ready = !busy && document.querySelector('[data-testid="stApp"]') &&
-                document.querySelectorAll('.js-plotly-plot').length >= plots;
+  const app = document.querySelector('[data-testid="stApp"]');
+  const state = app && app.getAttribute('data-test-script-state');   // the script runner's own state
+  const busy = document.querySelector('[data-testid="stStatusWidget"], [data-testid="stSpinner"]') ||
+               ['initial', 'running', 'rerunRequested'].includes(state);
+  const ready = !busy && app && document.querySelectorAll('.js-plotly-plot').length >= plots;
   if (!ready) { window.__idleSince = null; return false; }
   window.__idleSince = window.__idleSince || performance.now();
   return performance.now() - window.__idleSince > stable; }"""

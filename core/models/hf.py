@@ -53,9 +53,9 @@ class WeightsSize:
 
 
 def looks_like_path(raw: str) -> bool:
-    """A folder path rather than a hub id ('org/name' has one slash and no leading dot)."""
-    return (raw.startswith(("/", "~", ".", "\\")) or raw.count("/") > 1 or "\\" in raw
-            or raw.endswith("/") or ":" in raw)
+    """A folder path rather than a hub id: it starts like one (/, ~, ., a drive) or uses '\\'.
+    Anything else is judged as a hub id ('org/name'); a relative folder is written './models/x'."""
+    return raw.startswith(("/", "~", ".", "\\")) or "\\" in raw or bool(re.match(r"^[A-Za-z]:[\\/]", raw))
 
 
 def model_source(raw: str, settings: OperatorSettings) -> ModelSource:

@@ -24,7 +24,8 @@ def check_table_shape(shape: tuple[int, ...], what: str) -> None:
         raise ValueError(f"{what} is empty (shape {tuple(shape)})")
     if rows > MAX_ROWS or width > MAX_WIDTH or rows * width * 4 > MAX_TABLE_BYTES:
         raise ValueError(f"{what} has shape ({rows:,}, {width:,}), {megabytes(rows * width * 4)} as float32: "
-                         f"the limit is {LIMITS}")
+                         f"a table may have at most {megabytes(MAX_TABLE_BYTES)} as float32, {MAX_ROWS:,} rows "
+                         f"and {MAX_WIDTH:,} columns")
 
 
 def as_float32(array: np.ndarray, what: str) -> np.ndarray:

@@ -60,11 +60,12 @@ def test_url_text_is_never_markdown(public, page):
     page.goto(f"{url}/?table=hub:{urllib.parse.quote(PHISH)}")
     wait_until_idle(page)
     assert_safe(page, "phish-table")
-    for path, query in [("lookup", {"text": PAYLOAD}), ("geometry", {"tokens": PAYLOAD, "query": PAYLOAD}),
-                        ("attention", {"text": PAYLOAD}), ("lookup", {"table": "hub:**bold**"})]:
+    for number, (path, query) in enumerate([("lookup", {"text": PAYLOAD}),
+                                            ("geometry", {"tokens": PAYLOAD, "query": PAYLOAD}),
+                                            ("attention", {"text": PAYLOAD}), ("lookup", {"table": "hub:**bold**"})]):
         page.goto(f"{url}/{path}?{urllib.parse.urlencode(query)}")
         wait_until_idle(page)
-        found = assert_safe(page, f"url-{path}")
+        found = assert_safe(page, f"url-{number}-{path}")
         assert "**bold**" in found["text"], path          # shown, as typed
 
 
@@ -80,14 +81,14 @@ def test_long_names_and_server_folders_get_messages(public, page):
     assert_safe(page, "after-long-name")
     open_sidebar_loader(page)
     answers = []
-    for typed in ["/etc", "/nonexistent", "~/.cache/embedding-lens/smollm2-v2", "x" * 300]:
+    for number, typed in enumerate(["/etc", "/nonexistent", "~/.cache/embedding-lens/smollm2-v2", "x" * 300]):
         box = page.get_by_label("Hugging Face model id", exact=True)
         box.fill(typed)
         page.get_by_role("button", name="Load model").click()        # no Enter: the form sends it
         page.wait_for_timeout(500)                                     # the rerun starts…
         wait_until_idle(page)                                          # …and ends
         answers.append(page.locator('[data-testid="stSidebar"] [data-testid="stAlertContentError"]').inner_text())
-        assert_safe(page, "folder")
+        assert_safe(page, f"folder-{number}")
     assert answers[0] == answers[1] == answers[2], answers              # an existing folder looks like a missing one
     assert "EMBEDDING_LENS_LOCAL_FOLDERS" in answers[0] and "is not a Hugging Face model id" in answers[3]
 

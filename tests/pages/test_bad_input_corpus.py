@@ -106,7 +106,7 @@ CASES = [
          typed("text_input", "models_ctx_word", "riverbank")),
     Case("hub id offline", "home", "Choose MiniLM-L6", {},
          typed_then_clicked("load_hub_id", "gpt2", "load_hub_go")),
-    Case("hub id malformed", "home", "switched off on this server", {},
+    Case("hub id malformed", "home", "is not a Hugging Face model id", {},
          typed_then_clicked("load_hub_id", "not a/valid/id!", "load_hub_go")),
     # Training
     Case("learning rate 0", "training", "nothing moves", {}, typed("number_input", "train_lr", 0.0)),

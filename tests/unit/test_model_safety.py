@@ -46,7 +46,7 @@ def test_settings_come_from_the_environment(monkeypatch):
 
 
 @pytest.mark.parametrize("raw", ["/etc", "/nonexistent", "~/.cache/embedding-lens/smollm2-v2", "./models",
-                                 "../../etc/passwd", "a/b/c", "C:\\\\models", "//etc", "x/"])
+                                 "../../etc/passwd", "C:\\\\models", "C:/models", "//etc", "\\\\server\\share"])
 def test_folders_are_refused_without_looking_when_switched_off(raw, monkeypatch):
     monkeypatch.setattr(os.path, "realpath", lambda *_: pytest.fail("the filesystem was consulted"))
     assert looks_like_path(raw)
@@ -68,6 +68,9 @@ def test_one_folder_is_one_name(tmp_path):
     ("gpt2; rm -rf", "is not a Hugging Face model id"),
     ("[x](http", "is not a Hugging Face model id"),
     ("org/..", "is not a Hugging Face model id"),
+    ("a/b/c", "is not a Hugging Face model id"),
+    ("x/", "is not a Hugging Face model id"),
+    ("[Session expired](http://127.0.0.1:9/phish)", "is not a Hugging Face model id"),
     ("", "type a Hugging Face model id"),
 ])
 def test_bad_hub_ids(raw, message):
