@@ -8,9 +8,10 @@ import streamlit as st
 from core.figures.attention import attention_map, attention_mosaic
 from core.figures.base import line_chart
 from core.limits import MAX_SHOWN_MODEL_TOKENS, MAX_TEXT_CHARS
+from core.models.heads import without_first_key
 from core.models.pretrained import BUILTIN_MODELS
 from core.models.probes import is_causal_map
-from ui import cached, render, state, tables
+from ui import cached, inside_model, render, state, tables
 
 st.title("🧠 Attention in a real model")
 model = tables.current_model()
@@ -57,15 +58,19 @@ def read_tokens() -> list[int] | None:
     return ids
 
 
-def show_maps(run) -> None:
+def show_maps(run, first: int, last: int) -> None:
     ids, attentions = run.token_ids, run.attentions                    # attentions (L, H, T, T)
     labels = [f"{p}:{model.table.tokens[i]}" for p, i in enumerate(ids)]
     causal_seen = is_causal_map(attentions)
     st.subheader("Every layer and head")
     st.markdown("Upper triangle empty everywhere: **causal** model." if causal_seen else
                 "Weights above the diagonal: **bidirectional** model (later tokens are visible).")
-    render.show_figure(attention_mosaic(attentions, f"Attention weights · shape {attentions.shape} (L, H, T, T)"),
-                       key="models_grid")
+    sinkless = state.kept_widget(st.toggle, "Leave out the first token (the attention sink)", "models_sinkless",
+                                 False, query="sinkless", parse=lambda raw: raw == "True")
+    shown = without_first_key(attentions[first:last + 1]) if sinkless else attentions[first:last + 1]
+    title = (f"Attention weights · layers {first}–{last} of shape {attentions.shape} (L, H, T, T)"
+             + (" · first key left out, rows renormalised over the others" if sinkless else ""))
+    render.show_figure(attention_mosaic(shown, title, first_layer=first), key="models_grid")
     c1, c2 = st.columns(2)
     layer = state.kept_widget(c1.number_input, "Layer", "attn_layer", 0, query="layer",
                                parse=state.parse_int_in(0, model.layers - 1), min_value=0, max_value=model.layers - 1)
@@ -133,7 +138,11 @@ show_facts()
 token_ids = read_tokens()
 if token_ids is not None:
     model_run = cached.model_run(tables.current_table_name(), tuple(token_ids))   # one forward pass for all below
-    show_maps(model_run)
+    first_layer, last_layer = inside_model.layer_range(model)
+    show_maps(model_run, first_layer, last_layer)
+    inside_model.show_head_summaries(model_run, first_layer, last_layer)
     show_positions(len(token_ids))
     show_output_scores(model_run)
+    inside_model.show_logit_lens(model, model_run)
+    inside_model.show_ablation(model, model_run)
 show_contextual()

@@ -61,6 +61,7 @@ def main(parts: list[str]) -> None:
         measured(rows, "neighbours", compute.neighbour_rows, tables, repeats)
         measured(rows, "id gap", compute.id_gap_rows, tables, repeats)
         measured(rows, "training", compute.training_rows, repeats)
+        measured(rows, "inside the model", compute.inside_model_rows, repeats)
     if not parts or "app" in parts:
         import app_bench
         from playwright.sync_api import sync_playwright

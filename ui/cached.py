@@ -160,3 +160,29 @@ def token_kind_codes(table: EmbeddingTable) -> np.ndarray:
     """(V,) uint8 index into core.geometry.TOKEN_KINDS for every row, built once per table
     (one byte a row: strings for 400,000 rows would hold ~100 MB)."""
     return _token_kinds_by_key(table.key, table.tokens)
+
+
+@st.cache_resource(show_spinner="Reading every layer's prediction…", max_entries=16)
+def model_lens(table_name: str, ids: tuple[int, ...]):
+    """The logit lens of one text (top 5 per layer and position), read-only."""
+    from core.models.lens import logit_lens
+
+    lens = logit_lens(loaded_model(model_name_of(table_name)), model_run(table_name, ids))
+    for array in (lens.top_ids, lens.top_probs, lens.target_probs, lens.target_ranks):
+        array.flags.writeable = False
+    return lens
+
+
+@st.cache_resource(show_spinner="Running the model with those heads off…", max_entries=64)
+def model_ablation(table_name: str, ids: tuple[int, ...], heads: tuple[tuple[int, int], ...]):
+    """(all heads on, the chosen heads off) for one text."""
+    from core.models.ablation import ablate
+
+    return tuple(ablate(loaded_model(model_name_of(table_name)), list(ids), [(), heads]))
+
+
+@st.cache_resource(show_spinner=False)
+def head_importance_store() -> dict:
+    """(table name, ids) -> (L, H) rises of the loss, filled by the page (whose progress bar
+    must be drawn outside any cached function) and shared read-only by every session."""
+    return {}

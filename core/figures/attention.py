@@ -51,7 +51,7 @@ def head_figure(result: AttentionResult, labels: list[str], step: str) -> go.Fig
     return matrix_heatmap(matrix, step, labels, [f"{j}" for j in range(matrix.shape[1])])
 
 
-def attention_mosaic(attentions: np.ndarray, title: str) -> go.Figure:
+def attention_mosaic(attentions: np.ndarray, title: str, first_layer: int = 0) -> go.Figure:
     """attentions (L, H, T, T) -> one heatmap of small multiples: row = layer, column = head.
 
     One trace instead of L*H subplots keeps a 30 x 9 grid fast to build and to draw.
@@ -64,7 +64,7 @@ def attention_mosaic(attentions: np.ndarray, title: str) -> go.Figure:
         for head in range(heads):
             rows, cols = slice(layer * cell, layer * cell + T), slice(head * cell, head * cell + T)
             mosaic[rows, cols] = attentions[layer, head]
-            where[rows, cols] = f"layer {layer}, head {head}"
+            where[rows, cols] = f"layer {first_layer + layer}, head {head}"
     query, key = np.indices(mosaic.shape)
     hover = np.char.add(where.astype(str), np.char.add(np.char.add("<br>query ", (query % cell).astype(str)),
                                                       np.char.add(" → key ", (key % cell).astype(str))))
@@ -74,7 +74,8 @@ def attention_mosaic(attentions: np.ndarray, title: str) -> go.Figure:
     fig.update_xaxes(tickvals=[h * cell + (T - 1) / 2 for h in range(heads)],
                      ticktext=[f"H{h}" for h in range(heads)], side="top", showgrid=False)
     fig.update_yaxes(tickvals=[layer * cell + (T - 1) / 2 for layer in range(layers)],
-                     ticktext=[f"L{layer}" for layer in range(layers)], autorange="reversed", showgrid=False)
+                     ticktext=[f"L{first_layer + layer}" for layer in range(layers)], autorange="reversed",
+                     showgrid=False)
     height = int(min(1600, max(360, layers * max(cell, 8) * 900 / max(heads * cell, 1))))
     fig = base_layout(fig, title, height)
     fig.update_layout(margin=dict(t=90))  # room for the head labels above the maps

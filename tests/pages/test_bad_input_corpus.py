@@ -83,6 +83,9 @@ CASES = [
     Case("colour red", "geometry", "'red' is not one of", {"colour": "red"}),
     Case("layer 99", "models", "99 is outside 0..5", {"table": "minilm", "layer": "99"}),
     Case("head -1", "models", "-1 is outside 0..11", {"table": "minilm", "head": "-1"}),
+    Case("layer range past the model", "models", "layers 5-40 are outside 0-29", {"table": "smollm2", "layers": "5-40"}),
+    Case("layer range not a range", "models", "'abc' is not a layer range", {"table": "minilm", "layers": "abc"}),
+    Case("lens of a one-token text", "models", "Ablation needs at least two tokens", {"table": "smollm2", "text": "Hi"}),
     Case("positions bogus", "attention", "'bogus' is not one of", {"pos": "bogus"}),
     # Geometry
     Case("token not in vocabulary", "geometry", "Not in this vocabulary: unicorn", {"tokens": "α unicorn"}),

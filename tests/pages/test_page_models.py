@@ -65,3 +65,57 @@ def test_a_table_without_layers_offers_the_models():
                                                         "SmolLM2-135M (Llama, causal, 49152 × 576)"]
     at.button[0].click().run()
     assert at.session_state["keep_table"] == "minilm"
+
+
+def test_a_layer_range_from_the_url_and_the_sink_left_out():
+    at = open_page("models", table="smollm2", text="The cat sat on the mat", layers="20-29", sinkless="True")
+    assert_clean(at)
+    grid = figure(at, 0)
+    assert grid["layout"]["yaxis"]["ticktext"] == [f"L{layer}" for layer in range(20, 30)]
+    assert "first key left out" in grid["layout"]["title"]["text"]
+    heads = figure(at, 2)
+    assert heads["data"][0]["y"] == [f"L{layer}" for layer in range(20, 30)]
+    assert at.slider(key="models_layers").value == (20, 29)
+
+
+def test_head_summaries_can_be_coloured_by_each_metric():
+    from core.models.heads import HEAD_METRICS
+
+    at = open_page("models", table="minilm", text="The river bank was muddy")
+    for metric in HEAD_METRICS:
+        at.radio(key="models_metric").set_value(metric).run()
+        assert_clean(at)
+        assert any(HEAD_METRICS[metric] in str(frame.value.columns[-1]) for frame in at.dataframe)
+
+
+def test_lens_and_ablation_on_a_causal_model():
+    at = open_page("models", table="smollm2", text="The capital of France is Paris")
+    assert_clean(at)
+    titles = [figure(at, i)["layout"]["title"]["text"] for i in range(len(at.get("plotly_chart")))]
+    assert any(t.startswith("Top-1 next token after each layer") for t in titles)
+    assert any("after position 4" in t and "Paris" in t for t in titles)
+    at.number_input(key="models_ablate_layer").set_value(0).run()
+    loss = next(m for m in at.metric if "Loss of the text" in m.label)
+    before, after = (float(v) for v in loss.value.split(" → "))
+    assert after > before                                   # every head of layer 0 off hurts
+    at.selectbox(key="models_ablate_head").set_value(3).run()
+    assert any("layer 0, head 3 off" in m.label for m in at.metric)
+
+
+def test_ranking_every_head_shows_a_grid_once_computed():
+    at = open_page("models", table="smollm2", text="A short text to rank")
+    at.button(key="models_rank_heads").click().run()
+    assert_clean(at)
+    titles = [figure(at, i)["layout"]["title"]["text"] for i in range(len(at.get("plotly_chart")))]
+    assert any(t.startswith("Rise of the text's loss") for t in titles)
+    again = open_page("models", table="smollm2", text="A short text to rank")   # another session: shared
+    assert any(figure(again, i)["layout"]["title"]["text"].startswith("Rise of the text's loss")
+               for i in range(len(again.get("plotly_chart"))))
+
+
+def test_an_encoder_says_why_it_has_no_lens_and_no_ablation():
+    at = open_page("models", table="minilm", text="The river bank")
+    assert_clean(at)
+    infos = texts(at.info)
+    assert any("nothing to read after each layer" in i for i in infos)
+    assert any("no loss to compare" in i for i in infos)

@@ -1,0 +1,218 @@
+"""Head ablation: switch heads off (zero their output) and see what the text's loss does.
+
+A head's output is its slice of the input of the layer's output projection (Llama's o_proj,
+BERT's attention.output.dense, GPT-2's attn.c_proj): a pre-hook multiplies that input by a
+mask of ones and zeros. Ablations are a batch dimension: one forward pass runs many masks,
+row b of the batch with its own heads switched off.
+"""
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass
+from typing import Callable, Iterator
+
+import numpy as np
+
+from core.models.pretrained import PretrainedModel, find_submodule
+
+BLOCKS = ("model.layers", "encoder.layer", "transformer.h", "layers", "bert.encoder.layer")
+OUTPUT_PROJECTIONS = ("self_attn.o_proj", "attention.output.dense", "attn.c_proj")
+ABLATION_BATCH = 30      # masks per forward pass: SmolLM2's 270 heads in 10 passes
+
+Head = tuple[int, int]   # (layer, head)
+
+
+@dataclass(frozen=True)
+class Ablation:
+    heads: tuple[Head, ...]     # switched off; () is the model untouched
+    loss: float                 # mean −ln p(token t+1 | tokens ≤ t) over positions t = 0..T-2
+    next_probs: np.ndarray      # (T-1,) p(the real token t+1) at position t
+
+
+def ablation_unavailable(model: PretrainedModel) -> str | None:
+    if model.tied is None or not model.causal:
+        return (f"{model.name} has no output layer, so a text has no loss to compare: ablation is shown for "
+                "causal language models (SmolLM2, or a causal model from the hub).")
+    if _output_projections(model) is None:
+        return f"{model.name}: this architecture's head outputs cannot be reached here."
+    return None
+
+
+def _output_projections(model: PretrainedModel) -> list | None:
+    blocks = find_submodule(model.model, BLOCKS)
+    if blocks is None:
+        return None
+    projections = [find_submodule(block, OUTPUT_PROJECTIONS) for block in blocks]
+    return None if any(p is None for p in projections) else projections
+
+
+def check_heads(model: PretrainedModel, heads) -> tuple[Head, ...]:
+    """Validated (layer, head) pairs; raises ValueError naming the valid ranges."""
+    checked = []
+    for layer, head in heads:
+        if not 0 <= int(layer) < model.layers:
+            raise ValueError(f"layer {layer} is outside 0..{model.layers - 1}")
+        if not 0 <= int(head) < model.heads:
+            raise ValueError(f"head {head} is outside 0..{model.heads - 1}")
+        checked.append((int(layer), int(head)))
+    return tuple(checked)
+
+
+@contextlib.contextmanager
+def _masked_heads(model: PretrainedModel, masks) -> Iterator[None]:
+    """masks (B, L, H) of 0/1: while open, head h of layer l is scaled by masks[b, l, h] in row b."""
+    projections = _output_projections(model)
+    d_head = projections[0].in_features // model.heads if hasattr(projections[0], "in_features") \
+        else projections[0].weight.shape[0] // model.heads
+    handles = []
+    for layer, projection in enumerate(projections):
+        scale = masks[:, layer].repeat_interleave(d_head, dim=1)[:, None, :]     # (B, 1, H·d_head)
+
+        def zero_heads(module, args, scale=scale):
+            return (args[0] * scale.to(args[0].dtype),) + tuple(args[1:])
+        handles.append(projection.register_forward_pre_hook(zero_heads))
+    try:
+        yield
+    finally:
+        for handle in handles:
+            handle.remove()
+
+
+def ablate(model: PretrainedModel, ids: list[int], head_sets: list[tuple[Head, ...]],
+           progress: Callable[[int, int], None] | None = None, batch: int = ABLATION_BATCH) -> list[Ablation]:
+    """Each set of heads switched off, in batches of `batch` masks per forward pass."""
+    import torch
+
+    reason = ablation_unavailable(model)
+    if reason:
+        raise ValueError(reason)
+    if len(ids) < 2:
+        raise ValueError("a text of one token has no next token to predict: type a longer text")
+    sets = [check_heads(model, heads) for heads in head_sets]
+    targets = torch.tensor(ids[1:])                                               # (T-1,)
+    results: list[Ablation] = []
+    for start in range(0, len(sets), batch):
+        chunk = sets[start:start + batch]
+        masks = torch.ones(len(chunk), model.layers, model.heads)
+        for row, heads in enumerate(chunk):
+            for layer, head in heads:
+                masks[row, layer, head] = 0.0
+        with torch.inference_mode(), _masked_heads(model, masks):
+            logits = model.model(torch.tensor([ids] * len(chunk))).logits.float()   # (B, T, V)
+        log_probs = torch.log_softmax(logits[:, :-1], dim=-1)                        # (B, T-1, V)
+        chosen = log_probs.gather(2, targets.expand(len(chunk), -1)[..., None])[..., 0]   # (B, T-1)
+        for row, heads in enumerate(chunk):
+            results.append(Ablation(heads, float(-chosen[row].mean()), chosen[row].exp().numpy()))
+        if progress:
+            progress(len(results), len(sets))
+    return results
+
+
+def head_importance(model: PretrainedModel, ids: list[int],
+                    progress: Callable[[int, int], None] | None = None) -> np.ndarray:
+    """(L, H): how much the text's loss rises when that head alone is switched off.
+
+    Switching off a head of layer l changes nothing before layer l, so the residual stream
+    entering layer l is shared (the model's own hidden state) and only layers l..L-1 run again.
+    The layers run in order, each once, on every ablation that has reached it (a batch that
+    grows by H rows per layer), in float32 on a float32 copy of that one layer: batched
+    float16 matrix products are slow on CPUs, and a copy of the whole model would double its
+    memory. The untouched model runs the same way in row 0, so every rise compares like with like.
+    """
+    import torch
+
+    reason = ablation_unavailable(model)
+    if reason:
+        raise ValueError(reason)
+    if len(ids) < 2:
+        raise ValueError("a text of one token has no next token to predict: type a longer text")
+    layers, heads = model.layers, model.heads
+    blocks = find_submodule(model.model, BLOCKS)
+    entering, kwargs = _layer_inputs(model, blocks, ids)                 # (L, T, d), kwargs of the layers
+    state = entering[0][None].clone()                                    # row 0: no head switched off
+    starts = [-1]                                                         # the layer each row's ablation is in
+    with torch.inference_mode():
+        for layer, block in enumerate(blocks):
+            fresh = entering[layer][None].expand(heads, -1, -1)           # (H, T, d): one row per head of `layer`
+            state = torch.cat([state, fresh])
+            starts += [layer] * heads
+            masks = torch.ones(len(starts), heads)
+            masks[-heads:] = 1 - torch.eye(heads)                         # row h of this layer: head h off
+            state = _run_float32_layer(block, state, masks, kwargs, heads)
+            if progress:
+                progress(layer + 1, layers)
+        losses = np.concatenate([_text_losses(model, rows, ids)            # (1 + L·H,), 64 rows at a time
+                                 for rows in state.split(64)])
+    rises = (losses[1:] - losses[0]).reshape(layers, heads)
+    rises.flags.writeable = False
+    return rises
+
+
+def _layer_inputs(model: PretrainedModel, blocks, ids: list[int]):
+    """The residual stream entering each layer (L, T, d), float32, and the keyword arguments the
+    model passes its layers (mask, rotary position embeddings), from one ordinary forward pass."""
+    import torch
+
+    captured: dict = {}
+    inputs = []
+
+    def keep(module, args, kwargs):
+        inputs.append((args[0] if args else kwargs["hidden_states"])[0].float())
+        captured.setdefault("kwargs", kwargs)
+    handles = [block.register_forward_pre_hook(keep, with_kwargs=True) for block in blocks]
+    try:
+        with torch.inference_mode():
+            model.model(torch.tensor([ids]), use_cache=False)
+    finally:
+        for handle in handles:
+            handle.remove()
+    kwargs = {k: _as_float32(v) for k, v in captured["kwargs"].items()
+              if k not in ("hidden_states", "cache", "past_key_values", "past_key_value", "use_cache")}
+    return torch.stack(inputs), kwargs
+
+
+def _as_float32(value):
+    import torch
+
+    if isinstance(value, torch.Tensor) and value.is_floating_point():
+        return value.float()
+    if isinstance(value, tuple):
+        return tuple(_as_float32(v) for v in value)
+    return value
+
+
+def _run_float32_layer(block, state, masks, kwargs, heads: int):
+    """One layer over state (B, T, d) in float32, head h of row b scaled by masks[b, h]."""
+    import copy
+
+    layer = copy.deepcopy(block).float()                                 # one layer: ~14 MB for SmolLM2
+    projection = find_submodule(layer, OUTPUT_PROJECTIONS)
+    d_head = projection.in_features // heads
+    scale = masks.repeat_interleave(d_head, dim=1)[:, None, :]           # (B, 1, H·d_head)
+    handle = projection.register_forward_pre_hook(lambda module, args: (args[0] * scale,) + tuple(args[1:]))
+    try:
+        out = layer(state, **kwargs)
+    finally:
+        handle.remove()
+    return out[0] if isinstance(out, tuple) else out
+
+
+def _text_losses(model: PretrainedModel, state, ids: list[int], vocab_chunk: int = 2048):
+    """Final norm, then the output layer in float32 a slice of the vocabulary at a time (no
+    float32 copy of the whole (V, d) matrix): mean −ln p(next token) per row of state (B, T, d)."""
+    import copy
+
+    import torch
+
+    from core.models.lens import FINAL_NORMS
+
+    norm = copy.deepcopy(find_submodule(model.model, FINAL_NORMS)).float()
+    hidden = norm(state)[:, :-1]                                          # (B, T-1, d)
+    weight = model.model.get_output_embeddings().weight                   # (V, d), float16
+    targets = torch.tensor(ids[1:])
+    target_logits = (hidden * weight[targets].float()[None]).sum(-1)     # (B, T-1)
+    log_total = torch.full(target_logits.shape, -torch.inf)
+    for start in range(0, weight.shape[0], vocab_chunk):
+        logits = hidden @ weight[start:start + vocab_chunk].float().T    # (B, T-1, d) @ (d, v) -> (B, T-1, v)
+        log_total = torch.logaddexp(log_total, torch.logsumexp(logits, dim=-1))
+    return (log_total - target_logits).mean(dim=1).numpy()

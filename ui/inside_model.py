@@ -1,0 +1,138 @@
+"""Model attention's look inside: a layer range, head summaries and the attention sink, the
+logit lens, head ablation. Each section states which text, positions and tokens it is about."""
+from __future__ import annotations
+
+import re
+
+import pandas as pd
+import streamlit as st
+
+from core.figures.inside import ablation_bars, head_grid, lens_grid, next_token_by_layer
+from core.models.ablation import ablation_unavailable, head_importance
+from core.models.heads import HEAD_METRICS, head_summary, ranked_heads
+from core.models.lens import lens_unavailable
+from core.text import markdown_literal as md
+from ui import cached, render, state, tables
+
+MAX_IMPORTANCE_ENTRIES = 32     # texts whose all-heads ranking the server keeps
+
+
+def parse_layer_range(layers: int):
+    """'3-7' or '(3, 7)' from the URL -> (3, 7) within 0..layers-1, else ValueError."""
+    def parse(raw: str) -> tuple[int, int]:
+        numbers = re.findall(r"\d+", raw)
+        if len(numbers) != 2:
+            raise ValueError(f"{raw[:40]!r} is not a layer range like 0-{layers - 1}")
+        first, last = (int(n) for n in numbers)
+        if not 0 <= first <= last <= layers - 1:
+            raise ValueError(f"layers {first}-{last} are outside 0-{layers - 1}")
+        return first, last
+    return parse
+
+
+def layer_range(model) -> tuple[int, int]:
+    """The layers the grids show (a presenter's 30-layer model fits one screen), kept in the URL."""
+    if model.layers == 1:
+        return 0, 0
+    full = (0, model.layers - 1)
+    kept = st.session_state.get("keep_models_layers")
+    if kept is not None and not (isinstance(kept, tuple) and 0 <= kept[0] <= kept[1] <= model.layers - 1):
+        state.set_kept("models_layers", full)      # another model's range does not fit this one
+    first, last = state.kept_widget(st.slider, "Layers shown", "models_layers", full, query="layers",
+                                    parse=parse_layer_range(model.layers), min_value=0,
+                                    max_value=model.layers - 1)
+    return int(first), int(last)
+
+
+def show_head_summaries(run, first: int, last: int) -> None:
+    st.subheader("Every head in one number")
+    if len(run.token_ids) < 2:
+        st.info("Head summaries need at least two tokens: type a longer text.")
+        return
+    summary = head_summary(run.attentions[first:last + 1])                 # (layers shown, H) each
+    metric = state.kept_widget(st.radio, "Colour heads by", "models_metric", "sink", query="metric",
+                               parse=state.parse_choice(HEAD_METRICS), options=list(HEAD_METRICS),
+                               format_func=HEAD_METRICS.get, horizontal=True)
+    scores = summary.metric(metric)
+    render.show_figure(head_grid(scores, f"{HEAD_METRICS[metric]} · layers {first}–{last}", metric,
+                                 first_layer=first), key="models_heads")
+    top = ranked_heads(scores, 10)
+    st.dataframe(pd.DataFrame({"layer": [first + layer for layer, _, _ in top], "head": [h for _, h, _ in top],
+                               HEAD_METRICS[metric]: [f"{v:.3f}" for _, _, v in top]}), hide_index=True)
+    st.caption(f"Averaged over the {len(run.token_ids)} positions of the text above (the first token's own "
+               "row left out of the sink and previous-token scores: it has nothing else to attend to). "
+               "A head that puts most of its weight on the first token is an attention sink: the "
+               "first token is a place to park attention when nothing else is relevant.")
+
+
+def show_logit_lens(model, run) -> None:
+    st.subheader("What the model would predict after each layer (logit lens)")
+    reason = lens_unavailable(model)
+    if reason:
+        st.info(md(reason))
+        return
+    ids = run.token_ids
+    lens = cached.model_lens(tables.current_table_name(), ids)
+    render.show_figure(lens_grid(lens, model.table.tokens, ids,
+                                 "Top-1 next token after each layer (colour: its probability)"), key="models_lens")
+    if len(ids) < 2:
+        return
+    positions = list(range(len(ids) - 1))
+    position = st.selectbox("Follow the real next token at position", positions, index=len(positions) - 1,
+                            key="models_lens_position",
+                            format_func=lambda t: f"{t}: {model.table.tokens[ids[t]]} → {model.table.tokens[ids[t + 1]]}")
+    following = model.table.tokens[ids[position + 1]]
+    render.show_figure(next_token_by_layer(lens.target_probs[:, position], lens.target_ranks[:, position],
+                                           f"p and rank of {following!r} after position {position}, per layer"),
+                       key="models_lens_token")
+    st.caption("Each layer's residual stream goes through the model's own final norm and output layer. "
+               "The last row is the model's real output; the first ('emb') reads the embedding alone.")
+
+
+def show_ablation(model, run) -> None:
+    st.subheader("Switch heads off (ablation)")
+    reason = ablation_unavailable(model)
+    if reason or len(run.token_ids) < 2:
+        st.info(md(reason or "Ablation needs at least two tokens: type a longer text."))
+        return
+    ids = run.token_ids
+    c1, c2 = st.columns(2)
+    layer = c1.number_input("Layer", 0, model.layers - 1, 0, key="models_ablate_layer")
+    head = c2.selectbox("Head", ["all"] + list(range(model.heads)), key="models_ablate_head",
+                        format_func=lambda h: "every head of the layer" if h == "all" else f"head {h}")
+    heads = tuple((int(layer), h) for h in range(model.heads)) if head == "all" else ((int(layer), int(head)),)
+    base, ablated = cached.model_ablation(tables.current_table_name(), ids, heads)
+    which = f"layer {int(layer)}, " + ("every head" if head == "all" else f"head {head}")
+    st.metric(f"Loss of the text (mean −ln p of each next token), {which} off",
+              f"{base.loss:.3f} → {ablated.loss:.3f}", f"{ablated.loss - base.loss:+.3f}", delta_color="inverse")
+    labels = [f"{t}: {model.table.tokens[ids[t]]} → {model.table.tokens[ids[t + 1]]}" for t in range(len(ids) - 1)]
+    render.show_figure(ablation_bars(labels, base.next_probs, ablated.next_probs,
+                                     f"p(real next token) at each position, {which} off"), key="models_ablation")
+    show_importance(model, ids)
+
+
+def show_importance(model, ids: tuple[int, ...]) -> None:
+    key = (tables.current_table_name(), ids)
+    store = cached.head_importance_store()
+    if key not in store and st.button(f"Rank all {model.layers * model.heads} heads (each switched off once)",
+                                      key="models_rank_heads"):
+        progress = st.progress(0.0, text="Switching heads off, layer by layer…")
+        try:
+            rises = head_importance(model, list(ids), lambda done, total: progress.progress(
+                done / total, text=f"layer {done} of {total}"))
+        except ValueError as error:
+            render.error_box(error)
+            return
+        finally:
+            progress.empty()
+            cached.release_memory()        # the ranking's temporaries go back to the system
+        while len(store) >= MAX_IMPORTANCE_ENTRIES:
+            store.pop(next(iter(store)))
+        store[key] = rises
+    if key not in store:
+        return
+    rises = store[key]
+    render.show_figure(head_grid(rises, "Rise of the text's loss when each head alone is off", "Δ loss",
+                                 diverging=True), key="models_importance")
+    st.caption("Computed in float32 from the model's own residual stream; the single-head numbers above "
+               "use the float16 model itself, so the two can differ in the third decimal.")
