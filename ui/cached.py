@@ -182,7 +182,9 @@ def model_ablation(table_name: str, ids: tuple[int, ...], heads: tuple[tuple[int
 
 
 @st.cache_resource(show_spinner=False)
-def head_importance_store() -> dict:
+def head_rankings():
     """(table name, ids) -> (L, H) rises of the loss, filled by the page (whose progress bar
     must be drawn outside any cached function) and shared read-only by every session."""
-    return {}
+    from core.models.store import SharedResults
+
+    return SharedResults(limit=32)

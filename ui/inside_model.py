@@ -2,6 +2,7 @@
 logit lens, head ablation. Each section states which text, positions and tokens it is about."""
 from __future__ import annotations
 
+import logging
 import re
 
 import pandas as pd
@@ -14,7 +15,7 @@ from core.models.lens import lens_unavailable
 from core.text import markdown_literal as md
 from ui import cached, render, state, tables
 
-MAX_IMPORTANCE_ENTRIES = 32     # texts whose all-heads ranking the server keeps
+LOG = logging.getLogger("embedding_lens.models")
 
 
 def parse_layer_range(layers: int):
@@ -59,8 +60,8 @@ def show_head_summaries(run, first: int, last: int) -> None:
     top = ranked_heads(scores, 10)
     st.dataframe(pd.DataFrame({"layer": [first + layer for layer, _, _ in top], "head": [h for _, h, _ in top],
                                HEAD_METRICS[metric]: [f"{v:.3f}" for _, _, v in top]}), hide_index=True)
-    st.caption(f"Averaged over the {len(run.token_ids)} positions of the text above (the first token's own "
-               "row left out of the sink and previous-token scores: it has nothing else to attend to). "
+    st.caption(f"Averaged over positions 1–{len(run.token_ids) - 1} of the text above (the first token's "
+               "own row is left out: it has nothing else to attend to). "
                "A head that puts most of its weight on the first token is an attention sink: the "
                "first token is a place to park attention when nothing else is relevant.")
 
@@ -72,7 +73,9 @@ def show_logit_lens(model, run) -> None:
         st.info(md(reason))
         return
     ids = run.token_ids
-    lens = cached.model_lens(tables.current_table_name(), ids)
+    lens = computed(lambda: cached.model_lens(tables.current_table_name(), ids))
+    if lens is None:
+        return
     render.show_figure(lens_grid(lens, model.table.tokens, ids,
                                  "Top-1 next token after each layer (colour: its probability)"), key="models_lens")
     if len(ids) < 2:
@@ -101,7 +104,10 @@ def show_ablation(model, run) -> None:
     head = c2.selectbox("Head", ["all"] + list(range(model.heads)), key="models_ablate_head",
                         format_func=lambda h: "every head of the layer" if h == "all" else f"head {h}")
     heads = tuple((int(layer), h) for h in range(model.heads)) if head == "all" else ((int(layer), int(head)),)
-    base, ablated = cached.model_ablation(tables.current_table_name(), ids, heads)
+    results = computed(lambda: cached.model_ablation(tables.current_table_name(), ids, heads))
+    if results is None:
+        return
+    base, ablated = results
     which = f"layer {int(layer)}, " + ("every head" if head == "all" else f"head {head}")
     st.metric(f"Loss of the text (mean −ln p of each next token), {which} off",
               f"{base.loss:.3f} → {ablated.loss:.3f}", f"{ablated.loss - base.loss:+.3f}", delta_color="inverse")
@@ -113,26 +119,34 @@ def show_ablation(model, run) -> None:
 
 def show_importance(model, ids: tuple[int, ...]) -> None:
     key = (tables.current_table_name(), ids)
-    store = cached.head_importance_store()
-    if key not in store and st.button(f"Rank all {model.layers * model.heads} heads (each switched off once)",
-                                      key="models_rank_heads"):
+    rankings = cached.head_rankings()
+    rises = rankings.get(key)
+    if rises is None and st.button(f"Rank all {model.layers * model.heads} heads (each switched off once)",
+                                   key="models_rank_heads"):
         progress = st.progress(0.0, text="Switching heads off, layer by layer…")
         try:
-            rises = head_importance(model, list(ids), lambda done, total: progress.progress(
-                done / total, text=f"layer {done} of {total}"))
-        except ValueError as error:
-            render.error_box(error)
-            return
+            rises = computed(lambda: head_importance(model, list(ids), lambda done, total: progress.progress(
+                done / total, text=f"layer {done} of {total}")))
         finally:
             progress.empty()
             cached.release_memory()        # the ranking's temporaries go back to the system
-        while len(store) >= MAX_IMPORTANCE_ENTRIES:
-            store.pop(next(iter(store)))
-        store[key] = rises
-    if key not in store:
+        if rises is not None:
+            rankings.put(key, rises)
+    if rises is None:
         return
-    rises = store[key]
     render.show_figure(head_grid(rises, "Rise of the text's loss when each head alone is off", "Δ loss",
                                  diverging=True), key="models_importance")
     st.caption("Computed in float32 from the model's own residual stream; the single-head numbers above "
                "use the float16 model itself, so the two can differ in the third decimal.")
+
+
+def computed(work):
+    """work()'s result, or None after a message: what a library raises never reaches the page."""
+    try:
+        return work()
+    except ValueError as error:
+        render.error_box(error)
+    except Exception:
+        LOG.exception("looking inside the model failed")
+        render.error_box("This could not be computed for this model (the server's log says why).")
+    return None

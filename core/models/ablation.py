@@ -46,6 +46,12 @@ def _output_projections(model: PretrainedModel) -> list | None:
     return None if any(p is None for p in projections) else projections
 
 
+def _head_width(projection, heads: int) -> int:
+    """d_head from the output projection's input width (nn.Linear, or GPT-2's Conv1D (in, out))."""
+    width = projection.in_features if hasattr(projection, "in_features") else projection.weight.shape[0]
+    return width // heads
+
+
 def check_heads(model: PretrainedModel, heads) -> tuple[Head, ...]:
     """Validated (layer, head) pairs; raises ValueError naming the valid ranges."""
     checked = []
@@ -60,18 +66,18 @@ def check_heads(model: PretrainedModel, heads) -> tuple[Head, ...]:
 
 @contextlib.contextmanager
 def _masked_heads(model: PretrainedModel, masks) -> Iterator[None]:
-    """masks (B, L, H) of 0/1: while open, head h of layer l is scaled by masks[b, l, h] in row b."""
+    """masks (B, L, H) of 0/1: while open, head h of layer l is scaled by masks[b, l, h] in row b.
+    Call with model.lock held: the hooks sit on the shared model for this one pass."""
     projections = _output_projections(model)
-    d_head = projections[0].in_features // model.heads if hasattr(projections[0], "in_features") \
-        else projections[0].weight.shape[0] // model.heads
+    d_head = _head_width(projections[0], model.heads)
     handles = []
-    for layer, projection in enumerate(projections):
-        scale = masks[:, layer].repeat_interleave(d_head, dim=1)[:, None, :]     # (B, 1, H·d_head)
-
-        def zero_heads(module, args, scale=scale):
-            return (args[0] * scale.to(args[0].dtype),) + tuple(args[1:])
-        handles.append(projection.register_forward_pre_hook(zero_heads))
     try:
+        for layer, projection in enumerate(projections):
+            scale = masks[:, layer].repeat_interleave(d_head, dim=1)[:, None, :]     # (B, 1, H·d_head)
+
+            def zero_heads(module, args, scale=scale):
+                return (args[0] * scale.to(args[0].dtype),) + tuple(args[1:])
+            handles.append(projection.register_forward_pre_hook(zero_heads))
         yield
     finally:
         for handle in handles:
@@ -89,7 +95,7 @@ def ablate(model: PretrainedModel, ids: list[int], head_sets: list[tuple[Head, .
     if len(ids) < 2:
         raise ValueError("a text of one token has no next token to predict: type a longer text")
     sets = [check_heads(model, heads) for heads in head_sets]
-    targets = torch.tensor(ids[1:])                                               # (T-1,)
+    targets = torch.tensor(ids[1:], dtype=torch.long)                             # (T-1,)
     results: list[Ablation] = []
     for start in range(0, len(sets), batch):
         chunk = sets[start:start + batch]
@@ -97,12 +103,14 @@ def ablate(model: PretrainedModel, ids: list[int], head_sets: list[tuple[Head, .
         for row, heads in enumerate(chunk):
             for layer, head in heads:
                 masks[row, layer, head] = 0.0
-        with torch.inference_mode(), _masked_heads(model, masks):
+        with model.lock, torch.inference_mode(), _masked_heads(model, masks):
             logits = model.model(torch.tensor([ids] * len(chunk))).logits.float()   # (B, T, V)
         log_probs = torch.log_softmax(logits[:, :-1], dim=-1)                        # (B, T-1, V)
         chosen = log_probs.gather(2, targets.expand(len(chunk), -1)[..., None])[..., 0]   # (B, T-1)
         for row, heads in enumerate(chunk):
-            results.append(Ablation(heads, float(-chosen[row].mean()), chosen[row].exp().numpy()))
+            next_probs = chosen[row].exp().numpy()
+            next_probs.flags.writeable = False
+            results.append(Ablation(heads, float(-chosen[row].mean()), next_probs))
         if progress:
             progress(len(results), len(sets))
     return results
@@ -113,11 +121,12 @@ def head_importance(model: PretrainedModel, ids: list[int],
     """(L, H): how much the text's loss rises when that head alone is switched off.
 
     Switching off a head of layer l changes nothing before layer l, so the residual stream
-    entering layer l is shared (the model's own hidden state) and only layers l..L-1 run again.
+    entering layer l is shared (row 0's, computed once) and only layers l..L-1 run again.
     The layers run in order, each once, on every ablation that has reached it (a batch that
     grows by H rows per layer), in float32 on a float32 copy of that one layer: batched
     float16 matrix products are slow on CPUs, and a copy of the whole model would double its
-    memory. The untouched model runs the same way in row 0, so every rise compares like with like.
+    memory. The untouched model runs the same way in row 0, and each ablation starts from row 0's
+    stream, so every rise compares like with like.
     """
     import torch
 
@@ -128,17 +137,17 @@ def head_importance(model: PretrainedModel, ids: list[int],
         raise ValueError("a text of one token has no next token to predict: type a longer text")
     layers, heads = model.layers, model.heads
     blocks = find_submodule(model.model, BLOCKS)
-    entering, kwargs = _layer_inputs(model, blocks, ids)                 # (L, T, d), kwargs of the layers
-    state = entering[0][None].clone()                                    # row 0: no head switched off
+    embedded, args, kwargs = _first_layer_input(model, blocks, ids)      # (T, d) and the layers' other arguments
+    state = embedded[None]                                               # row 0: no head switched off
     starts = [-1]                                                         # the layer each row's ablation is in
     with torch.inference_mode():
         for layer, block in enumerate(blocks):
-            fresh = entering[layer][None].expand(heads, -1, -1)           # (H, T, d): one row per head of `layer`
+            fresh = state[:1].expand(heads, -1, -1)                      # (H, T, d): row 0's stream, one row per head
             state = torch.cat([state, fresh])
             starts += [layer] * heads
             masks = torch.ones(len(starts), heads)
             masks[-heads:] = 1 - torch.eye(heads)                         # row h of this layer: head h off
-            state = _run_float32_layer(block, state, masks, kwargs, heads)
+            state = _run_float32_layer(model, block, state, masks, args, kwargs)
             if progress:
                 progress(layer + 1, layers)
         losses = np.concatenate([_text_losses(model, rows, ids)            # (1 + L·H,), 64 rows at a time
@@ -148,27 +157,26 @@ def head_importance(model: PretrainedModel, ids: list[int],
     return rises
 
 
-def _layer_inputs(model: PretrainedModel, blocks, ids: list[int]):
-    """The residual stream entering each layer (L, T, d), float32, and the keyword arguments the
-    model passes its layers (mask, rotary position embeddings), from one ordinary forward pass."""
+def _first_layer_input(model: PretrainedModel, blocks, ids: list[int]):
+    """The residual stream entering the first layer (T, d), float32, and the other arguments the
+    model passes its layers (causal mask, rotary position embeddings), from one ordinary pass."""
     import torch
 
     captured: dict = {}
-    inputs = []
 
     def keep(module, args, kwargs):
-        inputs.append((args[0] if args else kwargs["hidden_states"])[0].float())
-        captured.setdefault("kwargs", kwargs)
-    handles = [block.register_forward_pre_hook(keep, with_kwargs=True) for block in blocks]
-    try:
-        with torch.inference_mode():
+        captured.setdefault("call", (args, kwargs))
+    with model.lock, torch.inference_mode():
+        handle = blocks[0].register_forward_pre_hook(keep, with_kwargs=True)
+        try:
             model.model(torch.tensor([ids]), use_cache=False)
-    finally:
-        for handle in handles:
+        finally:
             handle.remove()
-    kwargs = {k: _as_float32(v) for k, v in captured["kwargs"].items()
-              if k not in ("hidden_states", "cache", "past_key_values", "past_key_value", "use_cache")}
-    return torch.stack(inputs), kwargs
+    args, kwargs = captured["call"]
+    hidden = args[0] if args else kwargs["hidden_states"]
+    kwargs = {k: _as_float32(v) for k, v in kwargs.items()
+              if k not in ("hidden_states", "cache", "past_key_values", "past_key_value", "layer_past", "use_cache")}
+    return hidden[0].float(), tuple(_as_float32(a) for a in args[1:]), kwargs
 
 
 def _as_float32(value):
@@ -181,19 +189,16 @@ def _as_float32(value):
     return value
 
 
-def _run_float32_layer(block, state, masks, kwargs, heads: int):
+def _run_float32_layer(model: PretrainedModel, block, state, masks, args, kwargs):
     """One layer over state (B, T, d) in float32, head h of row b scaled by masks[b, h]."""
     import copy
 
-    layer = copy.deepcopy(block).float()                                 # one layer: ~14 MB for SmolLM2
+    with model.lock:                                                      # no other pass's hooks get copied
+        layer = copy.deepcopy(block).float()                             # one layer: ~14 MB for SmolLM2
     projection = find_submodule(layer, OUTPUT_PROJECTIONS)
-    d_head = projection.in_features // heads
-    scale = masks.repeat_interleave(d_head, dim=1)[:, None, :]           # (B, 1, H·d_head)
-    handle = projection.register_forward_pre_hook(lambda module, args: (args[0] * scale,) + tuple(args[1:]))
-    try:
-        out = layer(state, **kwargs)
-    finally:
-        handle.remove()
+    scale = masks.repeat_interleave(_head_width(projection, masks.shape[1]), dim=1)[:, None, :]   # (B, 1, H·d_head)
+    projection.register_forward_pre_hook(lambda module, inputs: (inputs[0] * scale,) + tuple(inputs[1:]))
+    out = layer(state, *args, **kwargs)                                   # the copy is private: no removal needed
     return out[0] if isinstance(out, tuple) else out
 
 
@@ -209,7 +214,7 @@ def _text_losses(model: PretrainedModel, state, ids: list[int], vocab_chunk: int
     norm = copy.deepcopy(find_submodule(model.model, FINAL_NORMS)).float()
     hidden = norm(state)[:, :-1]                                          # (B, T-1, d)
     weight = model.model.get_output_embeddings().weight                   # (V, d), float16
-    targets = torch.tensor(ids[1:])
+    targets = torch.tensor(ids[1:], dtype=torch.long)
     target_logits = (hidden * weight[targets].float()[None]).sum(-1)     # (B, T-1)
     log_total = torch.full(target_logits.shape, -torch.inf)
     for start in range(0, weight.shape[0], vocab_chunk):

@@ -16,7 +16,7 @@ HEAD_METRICS = {
 @dataclass(frozen=True)
 class HeadSummary:
     sink: np.ndarray        # (L, H) mean of A[q, 0] over queries q = 1..T-1 (query 0 has no choice)
-    entropy: np.ndarray     # (L, H) mean over rows of −Σ_k A[q, k] ln A[q, k]
+    entropy: np.ndarray     # (L, H) mean over queries q = 1..T-1 of −Σ_k A[q, k] ln A[q, k]
     previous: np.ndarray    # (L, H) mean of A[q, q−1] over q = 1..T-1
 
     def metric(self, name: str) -> np.ndarray:
@@ -34,7 +34,7 @@ def head_summary(attentions: np.ndarray) -> HeadSummary:
     sink = attentions[..., 1:, 0].mean(axis=-1)                                   # (L, H)
     with np.errstate(divide="ignore", invalid="ignore"):
         plogp = np.where(attentions > 0, attentions * np.log(attentions), 0.0)
-    entropy = -plogp.sum(axis=-1).mean(axis=-1)                                   # (L, H)
+    entropy = -plogp[..., 1:, :].sum(axis=-1).mean(axis=-1)                       # (L, H)
     below = np.arange(1, T)
     previous = attentions[..., below, below - 1].mean(axis=-1)                     # (L, H)
     return HeadSummary(sink, entropy, previous)

@@ -50,7 +50,7 @@ def logit_lens(model: PretrainedModel, run: ModelRun, k: int = 5) -> LogitLens:
     output = model.model.get_output_embeddings()
     dtype = output.weight.dtype
     states = run.hidden_states                                   # (L+1, T, d)
-    targets = torch.tensor(run.token_ids[1:])                    # (T-1,)
+    targets = torch.tensor(run.token_ids[1:], dtype=torch.long)  # (T-1,)
     last = states.shape[0] - 1
     top_ids, top_probs, target_probs, target_ranks = [], [], [], []
     with torch.inference_mode():

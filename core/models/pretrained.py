@@ -8,7 +8,8 @@ from __future__ import annotations
 import importlib.util
 import os
 import re
-from dataclasses import dataclass
+import threading
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
@@ -43,6 +44,9 @@ class PretrainedModel:
     position_table: np.ndarray | None   # (P, d) learned absolute positions, None for RoPE models
     rope: bool
     parameter_count: int
+    # Held around every forward pass: ablation hooks the shared model for the length of one pass,
+    # and no other session's pass may run through those hooks.
+    lock: threading.RLock = field(default_factory=threading.RLock, repr=False, compare=False)
 
     @property
     def layers(self) -> int:
@@ -82,7 +86,8 @@ class PretrainedModel:
         bad = [i for i in ids if not 0 <= int(i) < self.table.vocab_size]
         if bad:
             raise ValueError(f"token id {bad[0]} is outside 0..{self.table.vocab_size - 1}")
-        return run_model(self.model, ids, with_logits=self.tied is not None)
+        with self.lock:
+            return run_model(self.model, ids, with_logits=self.tied is not None)
 
 
 def _read_only_view(tensor) -> np.ndarray:

@@ -67,3 +67,23 @@ class ModelStore(Generic[Model]):
         """Stored names, least recently used first."""
         with self._lock:
             return list(self._models)
+
+
+class SharedResults:
+    """key -> a read-only result that took long to compute (a ranking of every head), shared by
+    all sessions, at most `limit` of them (oldest out first), safe when sessions write at once."""
+
+    def __init__(self, limit: int) -> None:
+        self._limit = limit
+        self._items: OrderedDict = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key):
+        with self._lock:
+            return self._items.get(key)
+
+    def put(self, key, value) -> None:
+        with self._lock:
+            self._items[key] = value
+            while len(self._items) > self._limit:
+                self._items.popitem(last=False)

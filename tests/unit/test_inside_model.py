@@ -69,7 +69,7 @@ def test_head_summaries_equal_loops():
             A = attentions[layer, head]
             assert summary.sink[layer, head] == pytest.approx(np.mean([A[q, 0] for q in range(1, 5)]))
             assert summary.previous[layer, head] == pytest.approx(np.mean([A[q, q - 1] for q in range(1, 5)]))
-            entropy = np.mean([-sum(a * np.log(a) for a in row if a > 0) for row in A])
+            entropy = np.mean([-sum(a * np.log(a) for a in row if a > 0) for row in A[1:]])
             assert summary.entropy[layer, head] == pytest.approx(entropy)
     assert ranked_heads(summary.sink, 1)[0][:2] == np.unravel_index(summary.sink.argmax(), (2, 3))
     with pytest.raises(ValueError, match="at least two tokens"):
@@ -112,3 +112,52 @@ def test_ranking_every_head_agrees_with_separate_ablations(smollm2, run):
     for head in [(0, 3), (1, 5), (11, 6), (29, 8)]:
         separate = ablate(smollm2, ids, [(head,)])[0].loss - untouched
         assert rises[head] == pytest.approx(separate, abs=1e-2)             # float32 vs the float16 model
+
+
+@pytest.fixture(scope="module")
+def tiny_gpt2():
+    """A small random GPT-2 (Conv1D projections, its mask passed positionally) with MiniLM's tokenizer."""
+    from transformers import AutoTokenizer, GPT2Config, GPT2LMHeadModel
+
+    from core.models.pretrained import _wrap, minilm_dir
+
+    tokenizer = AutoTokenizer.from_pretrained(minilm_dir(), local_files_only=True)
+    torch.manual_seed(0)
+    config = GPT2Config(vocab_size=len(tokenizer), n_embd=32, n_layer=3, n_head=4, n_positions=64)
+    return _wrap("tiny-gpt2", GPT2LMHeadModel._from_config(config, attn_implementation="eager"), tokenizer, "test")
+
+
+def test_another_architecture_gpt2(tiny_gpt2):
+    ids = tiny_gpt2.encode("the river bank was muddy")
+    run = tiny_gpt2.run(ids)
+    lens = logit_lens(tiny_gpt2, run)
+    top = torch.topk(torch.softmax(torch.tensor(run.logits), -1), 5, -1)
+    np.testing.assert_array_equal(lens.top_ids[-1], top.indices.numpy())
+    (untouched,) = ablate(tiny_gpt2, ids, [()])
+    log_probs = torch.log_softmax(torch.tensor(run.logits[:-1]), -1)
+    np.testing.assert_allclose(untouched.loss, float(-log_probs[torch.arange(len(ids) - 1), torch.tensor(ids[1:])].mean()),
+                               rtol=1e-6)
+    rises = head_importance(tiny_gpt2, ids)
+    for head in [(0, 1), (2, 3)]:
+        separate = ablate(tiny_gpt2, ids, [(head,)])[0].loss - untouched.loss
+        assert rises[head] == pytest.approx(separate, abs=1e-5)            # float32 model: the same numbers
+
+
+def test_ablation_hooks_never_reach_another_session_s_pass(smollm2, run):
+    """Two sessions at once: one switches layer 0 off again and again, the other runs the text."""
+    import threading
+
+    ids = list(run.token_ids)
+    reference = run.logits
+    seen = []
+
+    def ablating():
+        for _ in range(3):
+            ablate(smollm2, ids, [tuple((0, h) for h in range(smollm2.heads))])
+
+    worker = threading.Thread(target=ablating)
+    worker.start()
+    while worker.is_alive():
+        seen.append(np.array_equal(smollm2.run(ids).logits, reference))
+    worker.join()
+    assert seen and all(seen)
