@@ -81,9 +81,12 @@ def show_logit_lens(model, run) -> None:
     if len(ids) < 2:
         return
     positions = list(range(len(ids) - 1))
-    position = st.selectbox("Follow the real next token at position", positions, index=len(positions) - 1,
-                            key="models_lens_position",
-                            format_func=lambda t: f"{t}: {model.table.tokens[ids[t]]} → {model.table.tokens[ids[t + 1]]}")
+    if st.session_state.get("keep_models_lens_position", positions[-1]) not in positions:
+        state.set_kept("models_lens_position", positions[-1])      # a shorter text than before
+    position = state.kept_widget(
+        st.selectbox, "Follow the real next token at position", "models_lens_position", positions[-1],
+        query="lpos", parse=state.parse_choice(positions), options=positions,
+        format_func=lambda t: f"{t}: {model.table.tokens[ids[t]]} → {model.table.tokens[ids[t + 1]]}")
     following = model.table.tokens[ids[position + 1]]
     render.show_figure(next_token_by_layer(lens.target_probs[:, position], lens.target_ranks[:, position],
                                            f"p and rank of {following!r} after position {position}, per layer"),
@@ -100,9 +103,12 @@ def show_ablation(model, run) -> None:
         return
     ids = run.token_ids
     c1, c2 = st.columns(2)
-    layer = c1.number_input("Layer", 0, model.layers - 1, 0, key="models_ablate_layer")
-    head = c2.selectbox("Head", ["all"] + list(range(model.heads)), key="models_ablate_head",
-                        format_func=lambda h: "every head of the layer" if h == "all" else f"head {h}")
+    layer = state.kept_widget(c1.number_input, "Layer", "models_ablate_layer", 0, query="alayer",
+                              parse=state.parse_int_in(0, model.layers - 1), min_value=0, max_value=model.layers - 1)
+    options = ["all"] + list(range(model.heads))
+    head = state.kept_widget(c2.selectbox, "Head", "models_ablate_head", "all", query="ahead",
+                             parse=state.parse_choice(options), options=options,
+                             format_func=lambda h: "every head of the layer" if h == "all" else f"head {h}")
     heads = tuple((int(layer), h) for h in range(model.heads)) if head == "all" else ((int(layer), int(head)),)
     results = computed(lambda: cached.model_ablation(tables.current_table_name(), ids, heads))
     if results is None:

@@ -98,7 +98,8 @@ def reset_view_on_table_change() -> None:
     if previous is None or previous == name:
         return
     set_kept("lookup_text", default_text(name))
-    for key in ("geo_tokens", "geo_query", "lookup_ids"):
+    for key in ("geo_tokens", "geo_query", "lookup_ids", "models_ablate_layer", "models_ablate_head",
+                "models_lens_position"):
         st.session_state.pop(f"keep_{key}", None)
 
 

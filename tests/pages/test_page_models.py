@@ -119,3 +119,14 @@ def test_an_encoder_says_why_it_has_no_lens_and_no_ablation():
     infos = texts(at.info)
     assert any("nothing to read after each layer" in i for i in infos)
     assert any("no loss to compare" in i for i in infos)
+
+
+def test_the_url_keeps_the_inside_view():
+    at = open_page("models", table="smollm2", text="The capital of France is Paris", alayer="3", ahead="5", lpos="2")
+    assert_clean(at)
+    assert any("layer 3, head 5 off" in m.label for m in at.metric)
+    assert at.selectbox(key="models_lens_position").value == 2
+    assert at.query_params["alayer"] == "3" and at.query_params["ahead"] == "5"
+    bad = open_page("models", table="smollm2", text="The capital of France is Paris", ahead="12")
+    assert_clean(bad)
+    assert any("'12' is not one of" in w for w in texts(bad.warning))
