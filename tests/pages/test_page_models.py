@@ -13,6 +13,7 @@ def counting_runs(monkeypatch) -> list[tuple[int, ...]]:
     from ui import cached
 
     cached.model_run.clear()
+    cached.model_divergence.clear()      # its two sentences are runs too, maybe cached by an earlier test
     calls: list[tuple[int, ...]] = []
     original = pretrained.run_model
 

@@ -77,7 +77,7 @@ def test_url_payloads_are_shown_as_text_on_every_page():
     """AppTest: every message body on the page renders (with the reference renderer) to no link,
     no image, no bold of the payload; where the page quotes the payload, it quotes it whole."""
     payload = "**b** [x](http://127.0.0.1:9/) ![i](http://127.0.0.1:9/i.png) $x$ <img src=x onerror=1>"
-    for page, query, quotes in [("lookup", {"table": f"hub:{payload}"}, False),
+    for page, query, quotes in [("lookup", {"table": f"hub:{payload}"}, True),
                                 ("lookup", {"table": "hub:**b**"}, True),
                                 ("lookup", {"text": payload}, True),
                                 ("geometry", {"tokens": payload, "query": payload}, True),
