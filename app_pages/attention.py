@@ -112,7 +112,7 @@ def show_one_head(token_ids: list[int], tokens: list[str], P) -> None:
     st.subheader("One attention head, every step")
     st.latex(r"H=X+P,\;Q=HW_Q,\;K=HW_K,\;V_h=HW_V,\;A=\mathrm{softmax}_{row}\!\left(\tfrac{QK^\top}{\sqrt{d_k}}+M\right),\;O=AV_h")
     c1, c2, c3 = st.columns(3)
-    causal = state.kept_widget(c1.toggle, "Causal mask", "attn_causal", True, query="causal",
+    causal = state.kept_widget(c1.toggle, "Causal mask", "attn_causal", model is None or model.causal, query="causal",
                                 parse=lambda raw: raw == "True")
     use_positions = c2.toggle("Add positions", True, key="attn_use_pos", disabled=P is None)
     scaled = c3.toggle("Scale by 1/√d_k", True, key="attn_scaled")

@@ -56,7 +56,8 @@ def search_text() -> str:
     Streamlit identifies a chart by its spec: if the first run drew the PCA without the
     searched token and the next run with it, a click on the first drawing would be dropped.
     """
-    default = table.tokens[0] if table.vocab_size <= 6 else "cat"
+    default = "cat" if table.vocab_size > 6 and tables.current_table_name() not in tables.own_table_names() \
+        else (tables.own_words(table, 1) or [table.tokens[0]])[0]
     return state.keep("geo_query", default, query="query", parse=state.parse_text)
 
 
@@ -159,10 +160,12 @@ def show_id_gap(rows: list[int]) -> None:
     rho = spearman(sample.gaps, sample.cosines)
     c1, c2, c3 = st.columns(3)
     c1.metric("Pearson r, all pairs (exact)", "undefined" if np.isnan(r_exact) else f"{r_exact:+.3f}")
-    c2.metric(f"Spearman ρ, {len(sample.gaps):,} sampled pairs", "undefined" if np.isnan(rho) else f"{rho:+.3f}")
+    every_pair = len(sample.gaps) == table.vocab_size * (table.vocab_size - 1) // 2
+    pairs_text = f"all {len(sample.gaps):,} pairs" if every_pair else f"{len(sample.gaps):,} sampled pairs"
+    c2.metric(f"Spearman ρ, {pairs_text}", "undefined" if np.isnan(rho) else f"{rho:+.3f}")
     c3.metric("Pairs in the table", f"{table.vocab_size * (table.vocab_size - 1) // 2:,}")
     fig = id_gap_scatter(sample.gaps, sample.cosines, chosen_gaps, chosen_cos, chosen_labels,
-                         "Each point is a pair of tokens")
+                         "Each point is a pair of tokens", sample_name="all pairs" if every_pair else "random pairs")
     render.show_figure(fig, key="geo_idgap")
     if chosen_labels:
         st.dataframe(pd.DataFrame({"pair": chosen_labels, "id gap": chosen_gaps,

@@ -130,8 +130,8 @@ def show_rename(report) -> None:
     with right:
         st.markdown("**Ids renamed, rows left in place** (a new tokenizer on an old model)")
         if demo.wrong_positions:
-            st.write(f"❌ positions {demo.wrong_positions} now read the rows of "
-                     f"{render.md([demo.tokens_read_ids_only[p] for p in demo.wrong_positions])}")
+            st.write(f"❌ positions {', '.join(map(str, demo.wrong_positions))} now read the rows of "
+                     f"{render.md(', '.join(demo.tokens_read_ids_only[p] for p in demo.wrong_positions))}")
         else:
             st.write("These positions happen to read the same rows (a fixed point of the permutation).")
         render.show_figure(matrix_heatmap(demo.X_ids_only, "X after renaming ids only",
@@ -141,7 +141,8 @@ def show_rename(report) -> None:
 def show_edit(report) -> bool:
     """The edit form; True when the user just applied an edit or reset the table."""
     st.subheader("Edit one coordinate")
-    st.caption("Your edits live in this session only; the shared table is never changed.")
+    st.caption("Your edits live in this session only (reloading the page drops them); the shared table "
+               "is never changed.")
     c1, c2, c3 = st.columns(3)
     rows = sorted(set(report.rows.tolist())) if report else list(range(min(50, table.vocab_size)))
     row = c1.selectbox("Token", rows, format_func=lambda r: f"{table.tokens[r]} (id {int(table.ids[r])})",

@@ -11,6 +11,7 @@ from core.limits import MAX_SHOWN_MODEL_TOKENS, MAX_TEXT_CHARS
 from core.models.heads import without_first_key
 from core.models.pretrained import BUILTIN_MODELS
 from core.models.probes import is_causal_map
+from core.text import piece_marks_note
 from ui import cached, inside_model, render, state, tables
 
 st.title("🧠 Attention in a real model")
@@ -55,6 +56,9 @@ def read_tokens() -> list[int] | None:
     pieces = pd.DataFrame({"token id": [str(i) for i in ids], "piece": [model.table.tokens[i] for i in ids]}).T
     pieces.columns = [str(p) for p in range(len(ids))]      # one column per position, all text
     st.dataframe(pieces, width="stretch")
+    note = piece_marks_note(model.table.tokens[i] for i in ids)
+    if note:
+        st.caption(render.md(note))
     return ids
 
 

@@ -38,6 +38,7 @@ from core.training import (
 from ui import render, widgets
 
 st.title("🏋️ Training: the gradient moves the rows it touched")
+st.caption("Each section trains its own small table, named in it, whatever table the sidebar shows.")
 lab = seed001_lab_table()
 
 
@@ -120,7 +121,7 @@ def show_step(step, target_name: str, steps_taken: int) -> None:
 
 
 def show_batch() -> None:
-    st.subheader("A sequence: S^T G, and the optimizer's update")
+    st.subheader("A sequence: Sᵀ G, and the optimizer's update")
     st.caption("Next-token loss of a frozen random read-out W_out (seed 0) over the lab table. "
                "Repeated ids accumulate gradient in one row; untouched rows get zero gradient.")
     text = st.text_input("Sequence", "oto zamek oto klucz oto", key="train_batch_text")
@@ -145,7 +146,7 @@ def show_batch() -> None:
     labels = [f"x{i}" for i in range(lab.width)]
     c1, c2 = st.columns(2)
     with c1:
-        render.figure_with_csv(matrix_heatmap(result.gradient, "Gradient S^T G (last step)", lab.tokens, labels, digits=3),
+        render.figure_with_csv(matrix_heatmap(result.gradient, "Gradient Sᵀ G (last step)", lab.tokens, labels, digits=3),
                                result.gradient, "table_gradient", lab.tokens, labels)
     with c2:
         render.figure_with_csv(matrix_heatmap(result.update, "Update applied (last step)", lab.tokens, labels, digits=3),

@@ -45,6 +45,21 @@ def shorten(text: object, limit: int) -> str:
 PIECE_MARKS = "Ġ▁#"
 
 
+PIECE_MARK_MEANINGS = {
+    "Ġ": "Ġ = a space before the piece (byte-level BPE: GPT-2, Llama, SmolLM2)",
+    "▁": "▁ = a space before the piece (SentencePiece)",
+    "##": "## = the piece continues the previous one (WordPiece: BERT, MiniLM)",
+    "Ċ": "Ċ = a line break (byte-level BPE)",
+}
+
+
+def piece_marks_note(pieces) -> str | None:
+    """A sentence explaining the marks these token pieces carry, or None when they carry none."""
+    pieces = list(pieces)
+    found = [meaning for mark, meaning in PIECE_MARK_MEANINGS.items() if any(mark in piece for piece in pieces)]
+    return ("Marks in the pieces: " + "; ".join(found) + ".") if found else None
+
+
 def token_core(token: str) -> str:
     """The word inside a token piece: 'Ġcat', '▁cat' and '##cat' -> 'cat'."""
     return token.lstrip(PIECE_MARKS)

@@ -3,6 +3,7 @@ presentation mode, messages. Text a visitor controls is shown literally (core.te
 from __future__ import annotations
 
 import io
+import re
 
 import numpy as np
 import pandas as pd
@@ -10,18 +11,24 @@ import streamlit as st
 
 from core.tables import EmbeddingTable
 from core.text import markdown_literal as md
-
-PRESENT_KEY = "keep_present"
-IMAGE_FORMAT_KEY = "keep_image_format"
+from ui.keys import IMAGE_FORMAT_KEY, PRESENT_KEY, TABLE_KEY
 
 
-def figure_config() -> dict:
-    """Plotly modebar: a camera button that saves PNG or SVG (chosen in the sidebar)."""
+def figure_config(name: str | None = None) -> dict:
+    """Plotly modebar: a camera button that saves PNG or SVG (chosen in the sidebar), named after
+    the figure and the table: 'geo-pca-minilm.png', not 'embedding-lens.png' every time."""
     image_format = st.session_state.get(IMAGE_FORMAT_KEY, "png")
     scale = 2 if image_format == "png" else 1
     return {"displaylogo": False,
             "toImageButtonOptions": {"format": image_format, "scale": scale,
-                                     "filename": "embedding-lens"}}
+                                     "filename": export_name(name)}}
+
+
+def export_name(figure_key: str | None) -> str:
+    """A file name from a figure key and the working table, letters, digits and dashes only."""
+    parts = [(figure_key or "figure").removeprefix("fig_"), st.session_state.get(TABLE_KEY, "")]
+    name = re.sub(r"[^A-Za-z0-9]+", "-", "-".join(p for p in parts if p)).strip("-").lower()
+    return name[:80] or "embedding-lens"
 
 
 def show_figure(fig, key: str | None = None, **kwargs):
@@ -30,7 +37,7 @@ def show_figure(fig, key: str | None = None, **kwargs):
     fig = plain_text_figure(fig)   # tokens and names in labels are text, never Plotly's HTML
     if presenting():  # readable from the back of a room
         fig.update_layout(font=dict(size=20), height=int((fig.layout.height or 400) * 1.25))
-    return st.plotly_chart(fig, width="stretch", config=figure_config(), key=key, **kwargs)
+    return st.plotly_chart(fig, width="stretch", config=figure_config(key), key=key, **kwargs)
 
 
 def matrix_frame(matrix: np.ndarray, row_labels=None, column_labels=None) -> pd.DataFrame:

@@ -12,13 +12,16 @@ from core.text import markdown_literal as md
 from core.text import shorten
 from core.toy_tables import TOY_TABLES
 from ui import cached
+from ui.keys import TABLE_KEY
 from ui.state import parse_choice, set_kept, warn_later
 
 DEFAULT_TABLE = "seed000"
-TABLE_KEY = "keep_table"
 EXTRA_TABLES = "extra_tables"        # name -> picker label of this session's models and uploads
 UPLOADS = "uploads"                  # name -> uploaded table (this session only)
 OPERATIONS = "table_operations"      # name -> this session's edits and resizes
+# Widgets whose options come from the table: a new table starts them afresh.
+TABLE_WIDGETS = ("home_position", "lookup_edit_row", "lookup_edit_col", "lookup_dist_a", "lookup_dist_b",
+                 "attn_swap_i", "attn_swap_j")
 
 
 def table_choices() -> dict[str, str]:
@@ -79,15 +82,35 @@ PRETRAINED_CHOSEN = "cat dog king queen"
 
 
 def default_text(name: str) -> str:
-    """The sentence a table opens with."""
-    return TOY_TABLES[name][1] if name in TOY_TABLES else PRETRAINED_TEXT
+    """The sentence a table opens with: the seed's for a toy table, the first words of its own
+    vocabulary for an upload (an English sentence would only be unknown words), else English."""
+    if name in TOY_TABLES:
+        return TOY_TABLES[name][1]
+    upload = st.session_state.get(UPLOADS, {}).get(name)
+    if upload is not None:
+        words = own_words(upload, 4)
+        if words:
+            return " ".join(words)
+    return PRETRAINED_TEXT
+
+
+def own_table_names() -> set[str]:
+    """Tables whose words are their own (toy tables, uploads), not an English vocabulary."""
+    return set(TOY_TABLES) | set(st.session_state.get(UPLOADS, {}))
+
+
+def own_words(table: EmbeddingTable, count: int) -> list[str]:
+    """The first `count` tokens of a table that can be typed as words (no spaces inside)."""
+    return [token for token in table.tokens[:200] if token and not any(c.isspace() for c in token)][:count]
 
 
 def default_chosen_tokens(table: EmbeddingTable) -> str:
     """Tokens the Geometry page opens with: all of a small table, a few words otherwise."""
     if table.vocab_size <= 6:
         return " ".join(table.tokens)
-    return PRETRAINED_CHOSEN if current_table_name() not in TOY_TABLES else " ".join(table.tokens[:4])
+    if current_table_name() in own_table_names():
+        return " ".join(own_words(table, 4))
+    return PRETRAINED_CHOSEN
 
 
 def reset_view_on_table_change() -> None:
@@ -101,6 +124,8 @@ def reset_view_on_table_change() -> None:
     for key in ("geo_tokens", "geo_query", "lookup_ids", "models_ablate_layer", "models_ablate_head",
                 "models_lens_position"):
         st.session_state.pop(f"keep_{key}", None)
+    for widget in TABLE_WIDGETS:       # their options were the old table's tokens or positions
+        st.session_state.pop(widget, None)
 
 
 def add_table(name: str, label: str) -> None:

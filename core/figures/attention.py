@@ -44,7 +44,9 @@ def head_figure(result: AttentionResult, labels: list[str], step: str) -> go.Fig
     if step == "scores":
         return matrix_heatmap(matrix, f"scores = QKᵀ × {result.scale:.3f}", labels, labels)
     if step == "M":
-        return matrix_heatmap(np.where(np.isfinite(matrix), 0.0, -np.inf), "M (0 allowed, −∞ masked)", labels, labels)
+        return matrix_heatmap(np.where(np.isfinite(matrix), 0.0, -np.inf),
+                              "M (0 allowed: white, −∞ masked: grey)", labels, labels,
+                              colour_scale_bar=False)
     if step == "A":
         return matrix_heatmap(matrix, "A = softmax_row(scores + M)", labels, labels,
                               digits=3, zero_centred=False, hover_text=attention_hover(result))

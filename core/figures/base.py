@@ -7,6 +7,7 @@ import plotly.graph_objects as go
 from core.text import format_number, html_literal
 
 DIVERGING = "RdBu_r"
+MASKED_COLOUR = "#94a3b8"    # cells holding −∞ (a masked score)
 SEQUENTIAL = "Blues"
 MAX_ANNOTATED_CELLS = 400   # above this, cell values are left to the hover
 FONT = dict(size=14)
@@ -121,6 +122,12 @@ def matrix_heatmap(matrix: np.ndarray, title: str, row_labels=None, column_label
     if annotated:
         heatmap.update(text=[[format_number(v, digits) for v in row] for row in matrix], texttemplate="%{text}")
     fig = go.Figure(heatmap)
+    if np.isneginf(matrix).any():     # −∞ gets its own colour instead of a blank cell
+        fig.add_trace(go.Heatmap(z=np.where(np.isneginf(matrix), 1.0, np.nan), x=column_labels, y=row_labels,
+                                 colorscale=[[0, MASKED_COLOUR], [1, MASKED_COLOUR]], showscale=False,
+                                 hoverinfo="skip", xgap=1, ygap=1))
+        if annotated:
+            fig.data[0].update(textfont=dict(color="#0f172a"))
     for row in highlight_rows:
         fig.add_shape(type="rect", x0=-0.5, x1=columns - 0.5, y0=row - 0.5, y1=row + 0.5,
                       line=dict(color="#f59e0b", width=3))

@@ -141,13 +141,13 @@ def arrow_label_shift(tips: np.ndarray, reach: float) -> int:
 
 
 def id_gap_scatter(sample_gaps, sample_cosines, chosen_gaps, chosen_cosines, chosen_labels,
-                   title: str) -> go.Figure:
+                   title: str, sample_name: str = "random pairs") -> go.Figure:
     """Pairs: ID gap on x, cosine on y. Sampled pairs grey (WebGL when many), chosen pairs labelled."""
     fig = go.Figure()
     if len(sample_gaps):
         fig.add_trace(dict(type=points_trace_type(len(sample_gaps)), x=sample_gaps, y=sample_cosines,
                            mode="markers", marker=dict(size=4, color="#94a3b8", opacity=0.5),
-                           name="random pairs", hovertemplate="gap %{x}, cos %{y:.3f}<extra></extra>"))
+                           name=sample_name, hovertemplate="gap %{x}, cos %{y:.3f}<extra></extra>"))
     if len(chosen_gaps):
         fig.add_trace(go.Scatter(x=chosen_gaps, y=chosen_cosines, mode="markers+text",
                                  text=chosen_labels, textposition="top center",

@@ -95,3 +95,11 @@ def test_models_page_on_toy_table_offers_models():
     at = open_page("models")
     assert_clean(at)
     assert at.button(key="models_pick_minilm")
+
+
+def test_the_mask_defaults_to_what_the_model_does():
+    bidirectional = open_page("attention", table="minilm")
+    assert_clean(bidirectional)
+    assert bidirectional.toggle(key="attn_causal").value is False        # MiniLM sees both ways
+    causal = open_page("attention", table="seed000")
+    assert causal.toggle(key="attn_causal").value is True

@@ -1,6 +1,8 @@
 """AppTest: the Lookup page and the app shell on toy tables."""
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 from helpers import assert_clean, figure, open_page, plotly_array, texts
@@ -156,3 +158,33 @@ def test_presentation_mode_and_figure_format():
     at.switch_page("app_pages/lookup.py").run()
     spec = at.get("plotly_chart")[0].proto
     assert "svg" in spec.config
+
+
+def test_an_upload_opens_with_its_own_words_and_fresh_widgets():
+    """A new table: the sentence comes from its vocabulary (no red 'unknown words'), and widgets
+    whose options were the old table's tokens start afresh."""
+    from streamlit.testing.v1 import AppTest
+
+    from core.tables import EmbeddingTable
+    from helpers import APP, TIMEOUT
+
+    table = EmbeddingTable("mine.npy", np.arange(12.0).reshape(4, 3), ("sun", "moon", "star", "sky"), np.arange(4),
+                           key="upload:mine")
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.switch_page("app_pages/lookup.py")
+    at.run()
+    at.selectbox(key="lookup_edit_row").set_value(2).run()            # 'γ' of seed 000
+    at.session_state["uploads"] = {"upload:mine": table}
+    at.session_state["extra_tables"] = {"upload:mine": "mine.npy (upload)"}
+    at.session_state["keep_table"] = "upload:mine"               # as the sidebar's picker does
+    at.run()
+    assert_clean(at)
+    assert not at.error, texts(at.error)
+    assert at.text_input(key="lookup_text").value == "sun moon star sky"
+    assert at.selectbox(key="lookup_edit_row").value == 0
+
+
+def test_figures_download_under_their_own_names():
+    at = open_page("lookup", table="seed004")
+    config = json.loads(at.get("plotly_chart")[0].proto.config)
+    assert config["toImageButtonOptions"]["filename"] == "x-lookup-seed004"

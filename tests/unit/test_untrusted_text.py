@@ -111,3 +111,22 @@ def test_figures_without_markup_are_passed_through_unchanged():
 
     fig = pca_scatter(np.eye(3)[:, :2], ["a", "b", "c"], np.arange(3), "plain")
     assert plain_text_figure(fig) is fig
+
+
+def test_piece_marks_are_explained_only_when_present():
+    from core.text import piece_marks_note
+
+    note = piece_marks_note(iter(["The", "Ġcat", "##s"]))
+    assert "Ġ = a space before" in note and "## = the piece continues" in note and "▁" not in note
+    assert piece_marks_note(["plain", "words"]) is None
+
+
+def test_masked_cells_have_their_own_colour():
+    from core.figures.attention import head_figure
+    from core.attention import attention_head
+
+    result = attention_head(np.eye(3), None, np.eye(3), np.eye(3), np.eye(3), causal=True)
+    fig = head_figure(result, ["a", "b", "c"], "M")
+    masked = fig.data[1].z                                          # the −∞ layer: upper triangle only
+    assert np.array_equal(~np.isnan(np.asarray(masked, dtype=float)), np.triu(np.ones((3, 3)), 1) == 1)
+    assert fig.data[0].showscale is False                           # no meaningless colour bar

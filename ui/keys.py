@@ -1,0 +1,6 @@
+"""Session keys read by more than one ui module (kept values live under 'keep_<key>'). Here, not in
+state.py, because render.py reads them and state.py draws with render.py."""
+
+TABLE_KEY = "keep_table"            # the working table's name
+PRESENT_KEY = "keep_present"        # presentation mode on
+IMAGE_FORMAT_KEY = "keep_image_format"   # figure downloads: "png" or "svg"
