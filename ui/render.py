@@ -32,11 +32,11 @@ def export_name(figure_key: str | None) -> str:
 
 
 def show_figure(fig, key: str | None = None, **kwargs):
-    from core.figures.base import plain_text_figure
+    from core.figures.base import for_projector, plain_text_figure
 
     fig = plain_text_figure(fig)   # tokens and names in labels are text, never Plotly's HTML
-    if presenting():  # readable from the back of a room
-        fig.update_layout(font=dict(size=20), height=int((fig.layout.height or 400) * 1.25))
+    if presenting():
+        fig = for_projector(fig)
     return st.plotly_chart(fig, width="stretch", config=figure_config(key), key=key, **kwargs)
 
 
@@ -82,6 +82,10 @@ def presentation_css() -> None:
       [data-testid="stMetric"] [data-testid="stMetricValue"],
       [data-testid="stMetric"] [data-testid="stMetricValue"] p { font-size: 2.8rem !important; }
       .katex { font-size: 1.5em !important; }
+      [data-testid="stTextInputRootElement"] input, [data-testid="stNumberInputContainer"] input,
+      [data-baseweb="select"] div, [data-baseweb="textarea"] textarea, [data-testid="stRadio"] label p,
+      [data-testid="stExpander"] summary p, [data-testid="stAlertContainer"] p,
+      [data-testid="stTable"] td, [data-testid="stTable"] th { font-size: 1.25rem !important; }
       </style>""", unsafe_allow_html=True)
 
 

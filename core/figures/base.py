@@ -88,6 +88,24 @@ def _kept_breaks(text: str) -> str:
     return text.replace("&lt;br&gt;", "<br>")
 
 
+PROJECTOR_FONT = 20          # px: nothing under ~18 px on a 1920 × 1080 projector
+
+
+def for_projector(fig: go.Figure) -> go.Figure:
+    """fig with every text readable from the back of a room: title, ticks, axis titles, legend,
+    hover labels, cell numbers and annotations at PROJECTOR_FONT or more, and 25 % taller."""
+    size = PROJECTOR_FONT
+    fig.update_layout(font=dict(size=size), title_font=dict(size=size + 4), legend=dict(font=dict(size=size - 2)),
+                      hoverlabel=dict(font=dict(size=size - 2)), height=int((fig.layout.height or 400) * 1.25))
+    fig.update_xaxes(tickfont=dict(size=size - 2), title_font=dict(size=size))
+    fig.update_yaxes(tickfont=dict(size=size - 2), title_font=dict(size=size))
+    fig.update_scenes(xaxis=dict(tickfont=dict(size=size - 2)), yaxis=dict(tickfont=dict(size=size - 2)),
+                      zaxis=dict(tickfont=dict(size=size - 2)))
+    fig.update_traces(textfont=dict(size=size - 2), selector=lambda trace: "textfont" in trace)
+    fig.update_annotations(font=dict(size=size - 2))
+    return fig
+
+
 def matrix_heatmap(matrix: np.ndarray, title: str, row_labels=None, column_labels=None,
                    highlight_rows=(), symmetric: bool = True, digits: int = 2,
                    hover_text=None, height: int | None = None, zero_centred: bool = True,

@@ -163,10 +163,10 @@ def test_presentation_mode_and_figure_format():
 def test_an_upload_opens_with_its_own_words_and_fresh_widgets():
     """A new table: the sentence comes from its vocabulary (no red 'unknown words'), and widgets
     whose options were the old table's tokens start afresh."""
+    from helpers import APP, TIMEOUT
     from streamlit.testing.v1 import AppTest
 
     from core.tables import EmbeddingTable
-    from helpers import APP, TIMEOUT
 
     table = EmbeddingTable("mine.npy", np.arange(12.0).reshape(4, 3), ("sun", "moon", "star", "sky"), np.arange(4),
                            key="upload:mine")

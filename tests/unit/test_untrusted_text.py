@@ -122,8 +122,8 @@ def test_piece_marks_are_explained_only_when_present():
 
 
 def test_masked_cells_have_their_own_colour():
-    from core.figures.attention import head_figure
     from core.attention import attention_head
+    from core.figures.attention import head_figure
 
     result = attention_head(np.eye(3), None, np.eye(3), np.eye(3), np.eye(3), causal=True)
     fig = head_figure(result, ["a", "b", "c"], "M")

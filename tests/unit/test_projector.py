@@ -1,0 +1,46 @@
+"""Presentation mode: every text of a figure at 18 px or more (a 1920 × 1080 projector)."""
+from __future__ import annotations
+
+import numpy as np
+
+from core.attention import attention_head
+from core.figures.attention import attention_mosaic, head_figure
+from core.figures.base import for_projector, grouped_bars, matrix_heatmap
+from core.figures.geometry import arrows_figure, id_gap_scatter, pca_scatter
+
+
+def font_sizes(node, parent: str = "") -> list[float]:
+    """Every 'size' inside a font-like dict of a figure's JSON (font, tickfont, textfont, ...)."""
+    sizes = []
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key == "size" and parent.endswith("font") and isinstance(value, (int, float)):
+                sizes.append(value)
+            else:
+                sizes += font_sizes(value, key)
+    elif isinstance(node, list):
+        for item in node:
+            sizes += font_sizes(item, parent)
+    return sizes
+
+
+def figures():
+    rng = np.random.default_rng(0)
+    head = attention_head(rng.standard_normal((4, 3)), None, np.eye(3), np.eye(3), np.eye(3))
+    return [matrix_heatmap(np.eye(3), "X", list("abc"), list("xyz")),
+            grouped_bars({"a": np.ones(3), "b": np.zeros(3)}, "bars"),
+            pca_scatter(rng.standard_normal((30, 2)), [f"t{i}" for i in range(30)], np.arange(30), "pca",
+                        labelled=[1, 2], highlighted=[3]),
+            pca_scatter(rng.standard_normal((30, 3)), [f"t{i}" for i in range(30)], np.arange(30), "pca3",
+                        labelled=[1]),
+            arrows_figure(rng.standard_normal((3, 2)), ["a", "b", "c"], "arrows"),
+            id_gap_scatter(np.arange(5.0), np.zeros(5), [1], [0.5], ["a–b"], "gap"),
+            head_figure(head, list("abcd"), "A"),
+            attention_mosaic(rng.random((2, 2, 3, 3)), "mosaic")]
+
+
+def test_every_text_is_at_least_18_px():
+    for fig in figures():
+        spec = for_projector(fig).to_plotly_json()
+        sizes = font_sizes(spec)
+        assert sizes and min(sizes) >= 18, (spec["layout"].get("title"), sorted(set(sizes)))
