@@ -22,9 +22,12 @@ from core.geometry import (
     plot_sample,
     possible_components,
     resolve_tokens,
+    spaced_pieces,
+    word_pieces,
 )
 from core.id_gap import chosen_pairs, sample_pairs, spearman
 from core.limits import MAX_PLOT_POINTS
+from core.text import piece_marks_note
 from ui import cached, render, state, tables
 
 table = tables.active_table()
@@ -41,6 +44,19 @@ def chosen_rows() -> list[int]:
     if unknown:
         render.warning_box(f"Not in this vocabulary: {', '.join(unknown[:10])}. "
                    f"Vocabulary: {table.vocabulary_text(20)}")
+    mapped = word_pieces(table.tokens, text.split(), table.row_of_token)
+    if mapped:
+        said = "; ".join(f"{word} → {piece!r} (id {int(table.ids[row])})" for word, piece, row in mapped)
+        note = piece_marks_note(piece for _, piece, _ in mapped)
+        st.caption(render.md(f"Words shown as this table's pieces: {said}. The vocabulary has no token spelt "
+                             "exactly as typed, so the closest piece (case or a space mark aside) is used."
+                             + (f" {note}" if note else "")))
+    spaced = [(word, piece, row) for word, piece, row in spaced_pieces(text.split(), table.row_of_token)
+              if all(piece != shown for _, shown, _ in mapped)]
+    if spaced:
+        said = "; ".join(f"{word} → {piece!r} (id {int(table.ids[row])})" for word, piece, row in spaced)
+        st.caption(render.md(f"Inside a sentence, after a space, these words are other pieces: {said} "
+                             "(the Model attention page shows those)."))
     if len(rows) > 6:
         st.info("Only the first 6 chosen tokens are used.")
     return rows[:6]
@@ -142,7 +158,8 @@ def show_arrows(rows: list[int]) -> None:
     title = "Arrows from the origin" + ("" if preset or table.width == 2 else
                                        " (raw vectors projected on the PCA plane, not centred)")
     render.show_figure(arrows_figure(plane, labels, title, axes), key="geo_arrows")
-    st.dataframe(pd.DataFrame(pair_table(raw, labels)), hide_index=True, width="stretch")
+    st.dataframe(pd.DataFrame(pair_table(raw, labels)), hide_index=True, width="stretch",
+                 column_config={"a·b written out": st.column_config.TextColumn(width="large")})
     st.latex(r"\cos(a,b)=\frac{a\cdot b}{\|a\|\,\|b\|}\qquad a\cdot b=\textstyle\sum_i a_i b_i")
     st.caption("Cosine compares directions only; the dot product also grows with both lengths. "
                "An output score h·w is one number, not a probability.")

@@ -301,6 +301,30 @@ def resolve_tokens(tokens, words: list[str], row_of_token=None) -> tuple[list[in
     return rows, unknown
 
 
+def word_pieces(tokens, words: list[str], row_of_token=None) -> list[tuple[str, str, int]]:
+    """(word, the piece it stands for, row) for every word that is not a token exactly as typed:
+    'queen' may be the piece 'Queen', 'cat' the piece 'Ġcat'."""
+    mapped = []
+    for word in words:
+        rows, _ = resolve_tokens(tokens, [word], row_of_token)
+        if rows and tokens[rows[0]] != word:
+            mapped.append((word, tokens[rows[0]], rows[0]))
+    return mapped
+
+
+def spaced_pieces(words: list[str], row_of_token) -> list[tuple[str, str, int]]:
+    """(word, its piece after a space, row) where the vocabulary has one ('Ġcat', '▁cat'): the
+    piece a tokenizer uses for the word inside a sentence, another row than the bare word."""
+    found = []
+    for word in words:
+        for mark in ("Ġ", "▁"):
+            row = row_of_token(mark + word)
+            if row is not None:
+                found.append((word, mark + word, row))
+                break
+    return found
+
+
 def dot_product_formula(a: np.ndarray, b: np.ndarray, digits: int = 3) -> str:
     """'2(3) + 1(−1) = 5': the dot product written out with the actual numbers (first 6 terms)."""
     text = ""

@@ -8,7 +8,7 @@ import streamlit as st
 
 from core.text import markdown_literal as md
 from core.text import shorten
-from ui import loaders, render, state, tables
+from ui import loaders, render, state, tables, tours
 
 
 def pages() -> list:
@@ -67,9 +67,13 @@ def shell():
     render.base_css()
     if presenting:
         render.presentation_css()
-    page = st.navigation(pages())
+    every_page = pages()
+    page = st.navigation(every_page)
+    tours.follow_tour(page, every_page)     # a tour step sets the view before the sidebar reads it
     _table_picker()
     loaders.sidebar_loaders()
     _sidebar_settings()
+    tours.tour_picker()
     state.show_pending_warnings()
+    tours.tour_bar()
     return page

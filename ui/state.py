@@ -40,7 +40,7 @@ def keep(key: str, default: Any, query: str | None = None,
             try:
                 value = (parse or str)(raw)
             except (ValueError, TypeError) as error:
-                render.warning_box(f"The link's {query!r} value was not used: {error}")
+                warn_later(f"The link's {query!r} value was not used: {error}")   # survives a switch_page
         st.session_state[store] = value
     if query:
         st.session_state.setdefault(QUERY_KEYS, {})[query] = store

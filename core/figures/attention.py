@@ -90,12 +90,23 @@ def attention_map(weights: np.ndarray, labels: list[str], title: str) -> go.Figu
                           height=max(360, 26 * len(labels) + 140))
 
 
+def colour_bound(matrix: np.ndarray) -> tuple[float, bool]:
+    """(colour range ±bound, True when it was cut): one outlier dimension would otherwise set the
+    scale and leave every other cell white, so a range past 3× the 95th percentile of |values| is cut."""
+    magnitude = np.abs(np.asarray(matrix, dtype=np.float64))
+    top, typical = float(magnitude.max(initial=0.0)), float(np.percentile(magnitude, 95)) if magnitude.size else 0.0
+    if typical > 0 and top > 3 * typical:
+        return typical, True
+    return (top or 1.0), False
+
+
 def positions_figures(P: np.ndarray) -> tuple[go.Figure, go.Figure]:
     """P (T, d) heatmap and its (T, T) position-by-position cosine."""
     from core.geometry import cosine_matrix
 
     T, d = P.shape
-    heat = go.Figure(go.Heatmap(z=P, colorscale="RdBu_r", zmid=0,
+    bound, robust = colour_bound(P)
+    heat = go.Figure(go.Heatmap(z=P, colorscale="RdBu_r", zmin=-bound, zmax=bound,
                                 hovertemplate="position %{y}, dim %{x}: %{z:.3f}<extra></extra>"))
     heat.update_xaxes(title="dimension", dtick=1 if d <= 32 else None)
     heat.update_yaxes(title="position", autorange="reversed", dtick=1 if T <= 32 else None)
@@ -104,5 +115,6 @@ def positions_figures(P: np.ndarray) -> tuple[go.Figure, go.Figure]:
                                hovertemplate="positions %{y} and %{x}: cos %{z:.3f}<extra></extra>"))
     cos.update_xaxes(title="position", dtick=1 if T <= 32 else None)
     cos.update_yaxes(title="position", autorange="reversed", dtick=1 if T <= 32 else None)
-    return (base_layout(heat, f"P · shape ({T} × {d})", 340),
+    note = f" · colours cut at ±{bound:.2g} (95th percentile of |P|; hover for exact values)" if robust else ""
+    return (base_layout(heat, f"P · shape ({T} × {d}){note}", 340),
             base_layout(cos, f"cos(P_i, P_j) · shape ({T} × {T})", 340))

@@ -152,7 +152,8 @@ def matrix_heatmap(matrix: np.ndarray, title: str, row_labels=None, column_label
     fig.update_yaxes(autorange="reversed", type="category")
     fig.update_xaxes(type="category", tickfont=dict(size=13))
     fig.update_yaxes(tickfont=dict(size=13))
-    auto_height = 110 + 34 * min(rows, 16) if height is None else height
+    # a colour bar needs room: a 2-row heatmap at 178 px would squash it to a sliver
+    auto_height = max(110 + 34 * min(rows, 16), 240 if colour_scale_bar else 0) if height is None else height
     return base_layout(fig, f"{title} · shape ({rows} × {columns})", auto_height)
 
 

@@ -46,7 +46,7 @@ def pca_scatter(coords: np.ndarray, tokens, ids, title: str, colour_values=None,
     searched = [i for i in highlighted if 0 <= i < len(coords)]
     # a token both chosen and searched is drawn (and named) once, as the searched one
     marked = [("chosen", [i for i in labelled if 0 <= i < len(coords) and i not in searched], -22,
-               dict(size=11, color="#f97316", line=dict(color="black", width=1))),
+               dict(size=15, color="rgba(0,0,0,0)", line=dict(color="#f97316", width=3))),   # a ring: the colour shows
               ("searched", searched, 24,
                dict(size=18, color="#facc15", symbol="diamond", line=dict(color="black", width=2)))]
     for name, rows, offset, marker in marked:
@@ -73,8 +73,13 @@ def _add_marked(fig, points, labels, hover, rows, name, marker, offset, three_d)
     fig.add_trace(go.Scatter(x=points[:, 0], y=points[:, 1], mode="markers", **style))
     for (x, y), label in zip(points, labels):
         fig.add_annotation(x=x, y=y, text=label, showarrow=True, arrowhead=0, arrowwidth=1, ax=0, ay=offset,
-                           bgcolor="rgba(255,255,255,0.88)", bordercolor=marker["color"], borderpad=2,
+                           bgcolor="rgba(255,255,255,0.88)", bordercolor=_outline(marker), borderpad=2,
                            font=dict(size=14, color="#111"))
+
+
+def _outline(marker: dict) -> str:
+    """The colour that marks a point: its fill, or its ring when the fill is transparent."""
+    return marker["line"]["color"] if marker["color"].startswith("rgba(0,0,0,0") else marker["color"]
 
 
 def _points(coords, hover, three_d, marker, name, customdata: list[int]) -> dict:
@@ -150,12 +155,13 @@ def id_gap_scatter(sample_gaps, sample_cosines, chosen_gaps, chosen_cosines, cho
                            name=sample_name, hovertemplate="gap %{x}, cos %{y:.3f}<extra></extra>"))
     if len(chosen_gaps):
         fig.add_trace(go.Scatter(x=chosen_gaps, y=chosen_cosines, mode="markers+text",
-                                 text=chosen_labels, textposition="top center",
+                                 text=chosen_labels, textposition="top center", cliponaxis=False,
                                  marker=dict(size=11, color="#f97316", line=dict(color="black", width=1)),
-                                 name="chosen pairs", textfont=dict(size=14),
+                                 name="chosen pairs", textfont=dict(size=14, color="#111"),
                                  hovertemplate="%{text}: gap %{x}, cos %{y:.3f}<extra></extra>"))
-    fig.update_xaxes(title="ID gap |id_a − id_b|", rangemode="tozero")
-    fig.update_yaxes(title="cosine similarity", range=[-1.05, 1.1])
+    widest = max([*np.asarray(sample_gaps, dtype=float).tolist(), *map(float, chosen_gaps), 1.0])
+    fig.update_xaxes(title="ID gap |id_a − id_b|", range=[-0.06 * widest, 1.08 * widest])   # labels at 0 not cut
+    fig.update_yaxes(title="cosine similarity", range=[-1.08, 1.25])
     fig.update_layout(legend=dict(orientation="h", y=-0.2))
     return base_layout(fig, title, 420)
 
@@ -170,7 +176,7 @@ def norm_by_id_figure(ids, norms, tokens, title: str, kinds=None, hover=None) ->
     for kind in dict.fromkeys(kinds.tolist()):
         members = np.flatnonzero(kinds == kind)
         traces.append(dict(type=points_trace_type(len(ids)), x=ids[members], y=norms[members], mode="markers",
-                           marker=dict(size=4, color=KIND_COLOURS.get(kind, "#2563eb")),
+                           marker=dict(size=4 if len(ids) > 200 else 11, color=KIND_COLOURS.get(kind, "#2563eb")),
                            hovertext=list(hover[members]), hoverinfo="text", name=kind))
     fig = go.Figure(data=traces, _validate=False)
     fig.update_xaxes(title="token id")

@@ -277,3 +277,23 @@ def test_type_then_click_applies_the_typed_values(server, page):
     page.get_by_role("button", name="Load model").click()
     page.get_by_text("Choose MiniLM-L6", exact=False).wait_for(timeout=30_000)
     assert page.locator('[data-testid="stException"]').count() == 0
+
+
+def test_a_guided_tour_moves_and_its_link_resumes_it(server, page):
+    page.goto(f"{server}/?tour=seed004&tstep=0")
+    wait_until_idle(page, 4)
+    assert page.get_by_text("step 1 of 3", exact=False).count() == 1
+    assert "/lookup" in page.url
+    page.get_by_role("button", name="Next ▶").click()
+    page.wait_for_function("() => location.search.includes('tstep=1')", timeout=30_000)
+    wait_until_idle(page, 5)
+    assert "/geometry" in page.url and page.get_by_text("A small id gap is not similarity").count() == 1
+    page.screenshot(path=str(SCREENSHOTS / "tour-seed004-step2.png"))
+    shared = page.context.browser.new_context(viewport={"width": 1400, "height": 2200}).new_page()
+    try:
+        shared.goto(page.url)
+        wait_until_idle(shared, 5)
+        assert shared.get_by_text("step 2 of 3", exact=False).count() == 1
+        assert shared.locator('[data-testid="stException"]').count() == 0
+    finally:
+        shared.context.close()

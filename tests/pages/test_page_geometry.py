@@ -63,3 +63,12 @@ def test_euclidean_neighbours():
     at = open_page("geometry", table="seed001-lab", metric="euclidean", query="zamek")
     frame = next(d.value for d in at.dataframe if "distance" in d.value.columns)
     assert len(frame) == 5
+
+
+def test_words_shown_as_other_pieces_are_named():
+    at = open_page("geometry", table="smollm2", tokens="queen cat")
+    assert_clean(at)
+    said = [c for c in texts(at.caption) if "Words shown as this table's pieces" in c]
+    assert said and "queen → 'Queen'" in said[0]
+    spaced = [c for c in texts(at.caption) if "Inside a sentence" in c]
+    assert spaced and "cat → 'Ġcat' (id 2644)" in spaced[0]

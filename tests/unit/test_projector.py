@@ -44,3 +44,15 @@ def test_every_text_is_at_least_18_px():
         spec = for_projector(fig).to_plotly_json()
         sizes = font_sizes(spec)
         assert sizes and min(sizes) >= 18, (spec["layout"].get("title"), sorted(set(sizes)))
+
+
+def test_an_outlier_dimension_does_not_set_the_colour_range():
+    from core.figures.attention import colour_bound, positions_figures
+
+    P = np.random.default_rng(0).standard_normal((20, 32)) * 0.1
+    P[:, 5] = 30.0                                                  # one outlier dimension
+    bound, cut = colour_bound(P)
+    assert cut and bound < 1.0
+    heat, _ = positions_figures(P)
+    assert heat.data[0].zmax == bound and "95th percentile" in heat.layout.title.text
+    assert colour_bound(np.ones((3, 3))) == (1.0, False)

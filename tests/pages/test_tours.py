@@ -1,0 +1,47 @@
+"""Guided tours: every step of every tour opens its page with its view and narration, no error;
+Next, Previous and End move through it; a link with tour= and tstep= starts there."""
+from __future__ import annotations
+
+import pytest
+from helpers import assert_clean, open_page, texts
+
+from core.lessons.tours import TOURS
+
+STEPS = [(name, index) for name, tour in TOURS.items() for index in range(len(tour.steps))]
+
+
+@pytest.mark.parametrize("name, index", STEPS, ids=[f"{n}-{i}" for n, i in STEPS])
+def test_every_step_opens_its_view(name, index):
+    step = TOURS[name].steps[index]
+    at = open_page("home", tour=name, tstep=str(index))
+    assert_clean(at)
+    assert not at.error, texts(at.error)
+    assert not [w for w in texts(at.warning) if "not used" in w or "Not in this vocabulary" in w], texts(at.warning)
+    shown = texts(at.markdown)
+    assert any(step.narration in text for text in shown)
+    for key, value in step.view.items():
+        assert at.session_state[key] == value, key
+
+
+def test_next_previous_and_end():
+    at = open_page("home", tour="seed004", tstep="0")
+    at.button(key="tour_next").click().run()
+    assert at.session_state["keep_tour_step"] == 1 and at.query_params["tstep"] == "1"
+    assert any("A small id gap is not similarity" in text for text in texts(at.markdown))
+    at.button(key="tour_back").click().run()
+    assert at.session_state["keep_tour_step"] == 0
+    at.button(key="tour_end").click().run()
+    assert not any("step 1 of" in text for text in texts(at.markdown))
+
+
+def test_a_tour_starts_from_the_sidebar():
+    at = open_page("home")
+    at.button(key="tour_start_seed001").click().run()
+    assert_clean(at)
+    assert any("47.0 %" in text for text in texts(at.markdown))
+
+
+def test_a_tampered_step_in_the_link():
+    at = open_page("home", tour="seed003", tstep="99")
+    assert_clean(at)
+    assert any("99 is outside 0..1" in w for w in texts(at.warning))

@@ -1,0 +1,75 @@
+"""Guided tours (core.lessons.tours) in the app: a bar atop the page with the step's narration and
+Previous / Next; the tour and step live in the URL (tour=, tstep=), so a link starts a tour there."""
+from __future__ import annotations
+
+import streamlit as st
+
+from core.lessons.tours import TOURS
+from ui import state
+
+APPLIED = "_tour_applied"       # the (tour, step) whose view was last put in place
+
+
+def current_tour() -> tuple[str, int]:
+    """('' when none, step index), read from the URL on a session's first run."""
+    name = state.keep("tour", "", query="tour", parse=state.parse_choice(["", *TOURS]))
+    if not name:
+        return "", 0
+    step = state.keep("tour_step", 0, query="tstep", parse=state.parse_int_in(0, len(TOURS[name].steps) - 1))
+    return name, min(int(step), len(TOURS[name].steps) - 1)
+
+
+def follow_tour(page, every_page: list) -> None:
+    """Before anything is drawn: a new step puts its view in place and opens its page."""
+    name, index = current_tour()
+    if not name or st.session_state.get(APPLIED) == (name, index):
+        return
+    st.session_state[APPLIED] = (name, index)
+    step = TOURS[name].steps[index]
+    for key, value in step.view.items():
+        st.session_state[key] = value
+    if page.url_path != step.page:
+        target = next((p for p in every_page if p.url_path == step.page), None)
+        if target is not None:
+            st.switch_page(target)
+
+
+def _go(delta: int) -> None:
+    name, index = current_tour()
+    state.set_kept("tour_step", max(0, min(index + delta, len(TOURS[name].steps) - 1)))
+
+
+def _start(name: str) -> None:
+    state.set_kept("tour", name)
+    state.set_kept("tour_step", 0)
+    st.session_state.pop(APPLIED, None)
+
+
+def _end() -> None:
+    state.set_kept("tour", "")
+    state.set_kept("tour_step", 0)
+
+
+def tour_bar() -> None:
+    """The active step: where it is in the tour, its narration, and the way on."""
+    name, index = current_tour()
+    if not name:
+        return
+    tour, step = TOURS[name], TOURS[name].steps[index]
+    with st.container(border=True):
+        st.markdown(f"**{tour.title}** · step {index + 1} of {len(tour.steps)}: **{step.title}**")
+        st.markdown(step.narration)
+        back, forward, end = st.columns([1, 1, 4])
+        back.button("◀ Previous", key="tour_back", on_click=_go, args=(-1,), disabled=index == 0)
+        forward.button("Next ▶", key="tour_next", on_click=_go, args=(1,), disabled=index == len(tour.steps) - 1,
+                       type="primary")
+        end.button("End the tour", key="tour_end", on_click=_end)
+
+
+def tour_picker() -> None:
+    """Sidebar: start a tour."""
+    with st.sidebar.expander("Guided tours"):
+        for name, tour in TOURS.items():
+            st.button(tour.title, key=f"tour_start_{name}", on_click=_start, args=(name,), width="stretch")
+        st.caption("Each step opens a page with its table, text and settings; the link in the address "
+                   "bar starts the tour at that step.")
