@@ -14,7 +14,7 @@ from core.attention import (
     sinusoidal_positions,
 )
 from core.figures.attention import HEAD_STEPS, head_figure, head_matrix
-from core.figures.base import grouped_bars
+from core.figures.base import grouped_bars, matrix_heatmap
 from core.lessons.context_demo import compare_contexts, permutation_check
 from core.limits import MAX_TOY_TOKENS
 from core.lookup import lookup
@@ -148,6 +148,15 @@ def show_permutation(token_ids: list[int], tokens: list[str]) -> None:
         verdict = "the rows of O are permuted the same way ✅" if check.rows_permuted else \
             "the rows of O are **not** just permuted: order now matters ❌"
         st.markdown(f"**Positions {'on' if positions else 'off'}** (no mask, identity Q/K/V): {verdict}")
+        swapped_labels = [f"{p}: {tokens[source]}" for p, source in enumerate(check.order)]
+        before, after = st.columns(2)
+        with before:
+            render.show_figure(matrix_heatmap(check.original.output[check.order], "O before the swap, rows in the "
+                                              "swapped order", swapped_labels, colour_scale_bar=False),
+                               key=f"attn_perm_before_{positions}")
+        with after:
+            render.show_figure(matrix_heatmap(check.swapped.output, "O after the swap", swapped_labels,
+                                              colour_scale_bar=False), key=f"attn_perm_after_{positions}")
     st.caption("Without positions, unrestricted self-attention treats a row permutation consistently.")
 
 

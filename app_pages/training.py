@@ -1,6 +1,8 @@
 """Training: the gradient moves the rows it touched — one step at a time, then a small model live."""
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pandas as pd
 import streamlit as st
@@ -181,6 +183,9 @@ def show_live_model() -> None:
         progress = st.progress(0.0, text="Training…")
         try:
             st.session_state["train_live_run"] = widgets.train_live(text, config, progress)
+            # the same model with the other output layer, for the tied-vs-untied comparison
+            st.session_state["train_live_twin"] = widgets.train_live(text, replace(config, tied=not config.tied),
+                                                                     progress)
         except ValueError as error:
             render.error_box(error)
             return
@@ -193,7 +198,18 @@ def show_live_model() -> None:
     st.caption(f"Last run: {run.config.steps} steps, d = {run.config.width}, seed {run.config.seed}, "
                f"{'with' if run.config.attention else 'no'} attention, {'tied' if run.config.tied else 'untied'} output; "
                f"loss {run.losses[0]:.3f} → {run.losses[-1]:.3f}.")
-    render.show_figure(loss_curve(run.losses), key="train_loss")
+    twin = st.session_state.get("train_live_twin")
+    runs = {run.config.tied: run} | ({twin.config.tied: twin} if twin is not None else {})
+    render.show_figure(loss_curve({("tied output (W = E)" if tied else "untied output (own W)"): r.losses
+                                   for tied, r in sorted(runs.items())},
+                                  "Training loss: the same model, seed and data with a tied and an untied output layer"),
+                       key="train_loss")
+    vocabulary, width = len(run.vocabulary), run.config.width
+    st.dataframe(pd.DataFrame({
+        "output layer": ["tied: the rows of E score the next token" if tied else "untied: its own vectors W"
+                         for tied in sorted(runs)],
+        "extra parameters": ["0" if tied else f"{vocabulary} × {width} = {vocabulary * width:,}" for tied in sorted(runs)],
+        "final loss": [f"{runs[tied].losses[-1]:.3f}" for tied in sorted(runs)]}), hide_index=True)
     frames = fixed_basis_frames(run, basis)
     render.show_figure(moving_points_animation(frames, run.snapshot_steps, run.vocabulary,
                                                f"Embedding rows moving (PCA basis fixed from the {basis} table)"),

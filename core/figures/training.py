@@ -7,10 +7,13 @@ import plotly.graph_objects as go
 from core.figures.base import base_layout
 
 
-def loss_curve(losses: np.ndarray, title: str = "Training loss") -> go.Figure:
-    losses = np.asarray(losses, dtype=np.float64)
-    fig = go.Figure(go.Scatter(x=np.arange(1, len(losses) + 1), y=losses, mode="lines",
-                               name="loss", hovertemplate="step %{x}: %{y:.4f}<extra></extra>"))
+def loss_curve(losses: np.ndarray | dict, title: str = "Training loss") -> go.Figure:
+    """(steps,) losses, or several runs by name -> one line each."""
+    series = losses if isinstance(losses, dict) else {"loss": losses}
+    fig = go.Figure([go.Scatter(x=np.arange(1, len(values) + 1), y=np.asarray(values, dtype=np.float64),
+                                mode="lines", name=name, hovertemplate="step %{x}: %{y:.4f}<extra></extra>")
+                     for name, values in series.items()])
+    fig.update_layout(legend=dict(orientation="h", y=-0.25))
     fig.update_xaxes(title="step")
     fig.update_yaxes(title="cross-entropy (nats)")
     return base_layout(fig, title, 320)

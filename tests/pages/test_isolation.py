@@ -75,7 +75,7 @@ def test_no_stale_cache_after_editing_a_large_table():
 
     def shown():
         title = figure(at, 0)["layout"]["title"]["text"]
-        frame = next(d.value for d in at.dataframe if "cosine" in d.value.columns)
+        frame = next(d.value for d in at.dataframe if {"token", "cosine"} <= set(d.value.columns))   # the neighbours
         return title, list(frame["token"])
 
     def expected(w):

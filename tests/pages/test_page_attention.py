@@ -103,3 +103,15 @@ def test_the_mask_defaults_to_what_the_model_does():
     assert bidirectional.toggle(key="attn_causal").value is False        # MiniLM sees both ways
     causal = open_page("attention", table="seed000")
     assert causal.toggle(key="attn_causal").value is True
+
+
+def test_the_permutation_demo_shows_o_before_and_after_rows_aligned():
+    at = open_page("attention", table="seed004", text="The cat is sleeping")
+    assert_clean(at)
+    titles = [figure(at, i)["layout"]["title"]["text"] for i in range(len(at.get("plotly_chart")))]
+    before = [i for i, t in enumerate(titles) if t.startswith("O before the swap")]
+    after = [i for i, t in enumerate(titles) if t.startswith("O after the swap")]
+    assert len(before) == len(after) == 2
+    z = lambda i: plotly_array(figure(at, i)["data"][0]["z"]).astype(float)
+    np.testing.assert_allclose(z(before[0]), z(after[0]), atol=1e-12)       # positions off: only permuted
+    assert not np.allclose(z(before[1]), z(after[1]))                      # positions on: order matters

@@ -76,3 +76,14 @@ def test_live_model_bad_input():
     at.number_input(key="train_live_steps").set_value(10).run()
     at.button(key="train_live_go").click().run()
     assert any("at least two tokens" in e for e in texts(at.error))
+
+
+def test_tied_and_untied_side_by_side():
+    at = open_page("training")
+    at.number_input(key="train_live_steps").set_value(30).run()
+    at.button(key="train_live_go").click().run()
+    assert_clean(at)
+    run, twin = at.session_state["train_live_run"], at.session_state["train_live_twin"]
+    assert run.config.tied != twin.config.tied and run.config.seed == twin.config.seed
+    comparison = next(d.value for d in at.dataframe if "output layer" in d.value.columns)
+    assert len(comparison) == 2 and "0" in set(comparison["extra parameters"])
