@@ -52,7 +52,7 @@ def pca_scatter(coords: np.ndarray, tokens, ids, title: str, colour_values=None,
     for name, rows, offset, marker in marked:
         if rows:
             _add_marked(fig, coords[rows], [tokens[i] for i in rows], [hover[i] for i in rows], rows,
-                        name, marker, offset, three_d)
+                        name, marker, offset, three_d, reach=float(np.ptp(coords[:, :2], axis=0).max()) or 1.0)
     if three_d:
         fig.update_layout(scene=dict(xaxis_title="PC1", yaxis_title="PC2", zaxis_title="PC3"))
     else:
@@ -62,19 +62,32 @@ def pca_scatter(coords: np.ndarray, tokens, ids, title: str, colour_values=None,
     return base_layout(fig, title, height)
 
 
-def _add_marked(fig, points, labels, hover, rows, name, marker, offset, three_d) -> None:
+def _add_marked(fig, points, labels, hover, rows, name, marker, offset, three_d, reach: float = 1.0) -> None:
     """Chosen or searched tokens: big markers with their token written beside them. In 2-D the
     labels are annotations on a light box, readable on top of thousands of points."""
-    style = dict(name=name, marker=marker, hovertext=hover, hoverinfo="text", customdata=rows)
-    if three_d:
+    style = dict(name=name, hovertext=hover, hoverinfo="text", customdata=rows)
+    if three_d:   # a smaller marker and the label to its right: a big marker would cover its own label
         fig.add_trace(go.Scatter3d(x=points[:, 0], y=points[:, 1], z=points[:, 2], mode="markers+text",
-                                   text=labels, textposition="top center", textfont=dict(size=15), **style))
+                                   text=labels, textposition="middle right", textfont=dict(size=15),
+                                   marker=dict(marker, size=min(marker["size"], 10)), **style))
         return
-    fig.add_trace(go.Scatter(x=points[:, 0], y=points[:, 1], mode="markers", **style))
-    for (x, y), label in zip(points, labels):
-        fig.add_annotation(x=x, y=y, text=label, showarrow=True, arrowhead=0, arrowwidth=1, ax=0, ay=offset,
+    fig.add_trace(go.Scatter(x=points[:, 0], y=points[:, 1], mode="markers", marker=marker, **style))
+    for (x, y), label, (ax, ay) in zip(points, labels, label_offsets(points, offset, reach)):
+        fig.add_annotation(x=x, y=y, text=label, showarrow=True, arrowhead=0, arrowwidth=1, ax=ax, ay=ay,
                            bgcolor="rgba(255,255,255,0.88)", bordercolor=_outline(marker), borderpad=2,
                            font=dict(size=14, color="#111"))
+
+
+def label_offsets(points: np.ndarray, base: int, reach: float) -> list[tuple[int, int]]:
+    """(ax, ay) pixel offsets of the labels of points (n, 2): a label whose point lies near earlier
+    ones (within 6 % of the plot's reach) steps to the other side and further out, so close
+    tokens (GloVe's cat, dog and queen) do not print over each other."""
+    offsets = []
+    for k, point in enumerate(points):
+        near = int(np.sum(np.linalg.norm(points[:k] - point, axis=1) < 0.06 * reach)) if k else 0
+        side = -1 if near % 2 else 1
+        offsets.append((side * 46 * ((near + 1) // 2), side * base * (1 + near // 2)))
+    return offsets
 
 
 def _outline(marker: dict) -> str:

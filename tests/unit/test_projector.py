@@ -56,3 +56,12 @@ def test_an_outlier_dimension_does_not_set_the_colour_range():
     heat, _ = positions_figures(P)
     assert heat.data[0].zmax == bound and "95th percentile" in heat.layout.title.text
     assert colour_bound(np.ones((3, 3))) == (1.0, False)
+
+
+def test_labels_of_close_tokens_step_apart():
+    from core.figures.geometry import label_offsets
+
+    points = np.array([[0.0, 0.0], [0.01, 0.0], [0.02, 0.01], [5.0, 5.0]])
+    offsets = label_offsets(points, -22, reach=10.0)
+    assert len(set(offsets[:3])) == 3                     # three near points: three places
+    assert offsets[3] == (0, -22)                          # a far point keeps the usual place
