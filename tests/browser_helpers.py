@@ -115,6 +115,7 @@ PAGE_PROBE_JS = """() => {
   return {
     links: [...document.querySelectorAll('a')].map(href).filter(h => h.includes('127.0.0.1:9') || /^javascript:/i.test(h)),
     images: [...document.querySelectorAll('img')].map(i => i.getAttribute('src') || '').filter(s => s.includes('127.0.0.1:9') || s === 'x'),
-    bold: [...document.querySelectorAll('strong, b')].map(b => b.textContent).filter(t => t.includes('bold')),
+    // a payload made bold shows 'bold' without its asterisks; our own bold around a literal token keeps them
+    bold: [...document.querySelectorAll('strong, b')].map(b => b.textContent).filter(t => t.includes('bold') && !t.includes('**bold**')),
     text: document.body.innerText,
   }; }"""

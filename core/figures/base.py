@@ -19,7 +19,9 @@ def base_layout(fig: go.Figure, title: str, height: int = 360) -> go.Figure:
     return fig
 
 
-_TEMPLATE_KEYS = {"hovertemplate", "texttemplate"}   # written here, never from user text
+# Templates are written by the figure builders and never hold a visitor's text (a token goes in
+# text or customdata, which are escaped; tests/unit/test_untrusted_text.py checks every builder).
+_TEMPLATE_KEYS = {"hovertemplate", "texttemplate"}
 _NUMBERS = {int, float, bool, type(None), np.int64, np.float64, np.float32}
 
 

@@ -124,7 +124,8 @@ def arrows_figure(vectors: np.ndarray, labels, title: str, axis_titles=("x", "y"
         # the coordinates go in the legend: short tip labels collide less when vectors are near-parallel
         fig.add_trace(go.Scatter(x=[vector[0]], y=[vector[1]], mode="markers", marker=dict(color=colour, size=6),
                                  name=f"{label} ({format_number(vector[0])}, {format_number(vector[1])})",
-                                 hovertemplate=f"{label}: (%{{x:.3f}}, %{{y:.3f}})<extra></extra>"))
+                                 customdata=[str(label)],   # a token in a template would be read as HTML
+                                 hovertemplate="%{customdata}: (%{x:.3f}, %{y:.3f})<extra></extra>"))
     for i, (vector, label, colour) in enumerate(zip(vectors, labels, colours)):   # after all arrows: on top
         fig.add_annotation(x=vector[0], y=vector[1], xref="x", yref="y", showarrow=False, text=str(label),
                            xanchor="left" if vector[0] >= 0 else "right", xshift=6 if vector[0] >= 0 else -6,

@@ -130,3 +130,35 @@ def test_masked_cells_have_their_own_colour():
     masked = fig.data[1].z                                          # the −∞ layer: upper triangle only
     assert np.array_equal(~np.isnan(np.asarray(masked, dtype=float)), np.triu(np.ones((3, 3)), 1) == 1)
     assert fig.data[0].showscale is False                           # no meaningless colour bar
+
+
+def test_no_figure_builder_puts_a_token_in_a_template():
+    """Templates are passed through as markup: a token must reach a figure through text, hover
+    text or customdata (escaped), never inside a template."""
+    from core.attention import attention_head
+    from core.figures.attention import attention_map, head_figure
+    from core.figures.base import grouped_bars, line_chart, matrix_heatmap, vector_bars
+    from core.figures.geometry import arrows_figure, id_gap_scatter, norm_by_id_figure, pca_scatter
+    from core.figures.training import moving_points_animation
+
+    evil = "<b>EVIL</b>"
+    tokens = [evil, "b", "c"]
+    result = attention_head(np.eye(3), None, np.eye(3), np.eye(3), np.eye(3))
+    built = [matrix_heatmap(np.eye(3), evil, tokens, tokens), vector_bars(np.ones(3), evil, tokens, name=evil),
+             grouped_bars({evil: np.ones(3)}, evil, tokens), line_chart([0, 1], {evil: np.ones(2)}, evil, evil, evil),
+             pca_scatter(np.eye(3)[:, :2], tokens, np.arange(3), evil, labelled=[0], highlighted=[1]),
+             pca_scatter(np.eye(3), tokens, np.arange(3), evil, labelled=[0]),
+             arrows_figure(np.eye(3)[:, :2], tokens, evil), id_gap_scatter([1.0], [0.5], [2], [0.1], [evil], evil),
+             norm_by_id_figure(np.arange(3), np.ones(3), tokens, evil), attention_map(np.eye(3), tokens, evil),
+             head_figure(result, tokens, "A"),
+             moving_points_animation(np.zeros((2, 3, 2)), [0, 1], tokens, evil)]
+
+    def templates(node, key=""):
+        if isinstance(node, dict):
+            return [t for k, v in node.items() for t in templates(v, k)]
+        if isinstance(node, list):
+            return [t for item in node for t in templates(item, key)]
+        return [node] if key in ("hovertemplate", "texttemplate") and isinstance(node, str) else []
+
+    for fig in built:
+        assert not [t for t in templates(fig.to_plotly_json()) if "EVIL" in t]
