@@ -138,7 +138,12 @@ def test_no_figure_builder_puts_a_token_in_a_template():
     from core.attention import attention_head
     from core.figures.attention import attention_map, head_figure
     from core.figures.base import grouped_bars, line_chart, matrix_heatmap, vector_bars
-    from core.figures.geometry import arrows_figure, id_gap_scatter, norm_by_id_figure, pca_scatter
+    from core.figures.geometry import (
+        arrows_figure,
+        id_gap_scatter,
+        norm_by_id_figure,
+        pca_scatter,
+    )
     from core.figures.training import moving_points_animation
 
     evil = "<b>EVIL</b>"
