@@ -83,7 +83,7 @@ def presentation_css() -> None:
       [data-testid="stMetric"] [data-testid="stMetricValue"] p { font-size: 2.8rem !important; }
       .katex { font-size: 1.5em !important; }
       [data-testid="stTextInputRootElement"] input, [data-testid="stNumberInputContainer"] input,
-      [data-baseweb="select"] div, [data-baseweb="textarea"] textarea, [data-testid="stRadio"] label p,
+      [data-baseweb="textarea"] textarea, [data-testid="stRadio"] label p,
       [data-testid="stExpander"] summary p, [data-testid="stAlertContainer"] p,
       [data-testid="stTable"] td, [data-testid="stTable"] th { font-size: 1.25rem !important; }
       </style>""", unsafe_allow_html=True)
