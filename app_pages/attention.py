@@ -103,7 +103,7 @@ def show_head(result, labels: list[str], token_labels: list[str], key: str, defa
         st.caption("Hover a cell to see the dot product, scale, mask and softmax behind it. "
                    f"Each row sums to 1 (max |row sum − 1| = "
                    f"{np.abs(result.weights.sum(axis=1) - 1).max():.1e}).")
-        st.dataframe(pd.DataFrame(shifted_targets(token_labels), columns=["position i reads", "predicts x_{i+1}"]),
+        render.show_frame(pd.DataFrame(shifted_targets(token_labels), columns=["position i reads", "predicts x_{i+1}"]),
                      hide_index=True)
 
 
@@ -183,7 +183,7 @@ def show_context_demo() -> None:
         "sentence 1 weights": [format_number(w, 3) for w in comparison.first.weights[p]],
         "sentence 2 weights": [format_number(w, 3) for w in comparison.second.weights[p][:len(comparison.first.weights[p])]],
     }, index=[f"key {k}" for k in range(len(comparison.first.weights[p]))])
-    st.dataframe(weights)
+    render.show_frame(weights)
     render.show_figure(grouped_bars({"O₁": comparison.first.output[p], "O₂": comparison.second.output[p],
                                      "O₁ − O₂": comparison.difference}, f"Attention output at position {p}"),
                        key="attn_ctx_fig")

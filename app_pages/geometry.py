@@ -158,7 +158,7 @@ def show_arrows(rows: list[int]) -> None:
     title = "Arrows from the origin" + ("" if preset or table.width == 2 else
                                        " (raw vectors projected on the PCA plane, not centred)")
     render.show_figure(arrows_figure(plane, labels, title, axes), key="geo_arrows")
-    st.dataframe(pd.DataFrame(pair_table(raw, labels)), hide_index=True, width="stretch",
+    render.show_frame(pd.DataFrame(pair_table(raw, labels)), hide_index=True, width="stretch",
                  column_config={"a·b written out": st.column_config.TextColumn(width="large")})
     st.latex(r"\cos(a,b)=\frac{a\cdot b}{\|a\|\,\|b\|}\qquad a\cdot b=\textstyle\sum_i a_i b_i")
     st.caption("Cosine compares directions only; the dot product also grows with both lengths. "
@@ -185,7 +185,7 @@ def show_id_gap(rows: list[int]) -> None:
                          "Each point is a pair of tokens", sample_name="all pairs" if every_pair else "random pairs")
     render.show_figure(fig, key="geo_idgap")
     if chosen_labels:
-        st.dataframe(pd.DataFrame({"pair": chosen_labels, "id gap": chosen_gaps,
+        render.show_frame(pd.DataFrame({"pair": chosen_labels, "id gap": chosen_gaps,
                                    "cosine": [f"{c:.3f}" for c in chosen_cos]}), hide_index=True)
     st.caption("An id is an address: a small gap does not mean similar vectors (seed 004).")
 
@@ -213,7 +213,7 @@ def show_neighbours(matches: list[int]) -> None:
         render.error_box(error)
         return
     st.markdown(f"Neighbours of **{render.md(table.tokens[row])}** (id {int(table.ids[row])}) by {metric}:")
-    st.dataframe(pd.DataFrame({"token": [table.tokens[r] for r, _ in neighbours],
+    render.show_frame(pd.DataFrame({"token": [table.tokens[r] for r, _ in neighbours],
                                "id": [int(table.ids[r]) for r, _ in neighbours],
                                metric if metric == "cosine" else "distance":
                                    [f"{s:.4f}" for _, s in neighbours]}), hide_index=True)

@@ -34,7 +34,7 @@ try:
 except ValueError as error:
     render.error_box(error)
     st.stop()
-st.dataframe(pd.DataFrame(comparison_rows(stages_of_token)), hide_index=True, width="stretch",
+render.show_frame(pd.DataFrame(comparison_rows(stages_of_token)), hide_index=True, width="stretch",
              column_config={"Token ID": st.column_config.TextColumn(width="medium")})  # "No (fixed by vocabulary)"
 st.caption(f"Contextual vector here: {render.md(stages_of_token.contextual_source)}. "
            "The embedding row is the same wherever the token appears; the contextual vector is not.")

@@ -51,10 +51,10 @@ def show_tables(report) -> None:
     vocabulary, embedding = st.columns([1, 2])
     with vocabulary:
         st.markdown("**Table 1 — vocabulary** (tokenizer): token ↔ id")
-        st.dataframe(render.vocabulary_frame(table, highlighted), hide_index=True, height=render.frame_height(table))
+        render.show_frame(render.vocabulary_frame(table, highlighted), hide_index=True, height=render.frame_height(table))
     with embedding:
         st.markdown("**Table 2 — embedding matrix E** (model): row → vector")
-        st.dataframe(render.embedding_frame(table, highlighted), hide_index=True, height=render.frame_height(table))
+        render.show_frame(render.embedding_frame(table, highlighted), hide_index=True, height=render.frame_height(table))
     for row, positions in report.repeats.items():
         st.info(f"Token **{render.md(table.tokens[row])}** (id {int(table.ids[row])}) appears at positions "
                 f"{', '.join(map(str, positions))}: every occurrence reads the same row {row}, "

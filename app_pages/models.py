@@ -55,7 +55,7 @@ def read_tokens() -> list[int] | None:
         ids = ids[:MAX_SHOWN_MODEL_TOKENS]
     pieces = pd.DataFrame({"token id": [str(i) for i in ids], "piece": [model.table.tokens[i] for i in ids]}).T
     pieces.columns = [str(p) for p in range(len(ids))]      # one column per position, all text
-    st.dataframe(pieces, width="stretch")
+    render.show_frame(pieces, width="stretch")
     note = piece_marks_note(model.table.tokens[i] for i in ids)
     if note:
         st.caption(render.md(note))
@@ -133,7 +133,7 @@ def show_output_scores(run) -> None:
     st.caption(f"Scores of h at the last position ({last}: {render.md(model.table.tokens[run.token_ids[last]])}), "
                "i.e. the model's guesses for the token after the text.")
     scores = run.top_next_tokens(10)
-    st.dataframe(pd.DataFrame({"next token": [model.table.tokens[i] for i, _ in scores],
+    render.show_frame(pd.DataFrame({"next token": [model.table.tokens[i] for i, _ in scores],
                                "id": [i for i, _ in scores], "logit h·w": [f"{s:.3f}" for _, s in scores]}),
                  hide_index=True)
 

@@ -205,7 +205,7 @@ def show_live_model() -> None:
                                   "Training loss: the same model, seed and data with a tied and an untied output layer"),
                        key="train_loss")
     vocabulary, width = len(run.vocabulary), run.config.width
-    st.dataframe(pd.DataFrame({
+    render.show_frame(pd.DataFrame({
         "output layer": ["tied: the rows of E score the next token" if tied else "untied: its own vectors W"
                          for tied in sorted(runs)],
         "extra parameters": ["0" if tied else f"{vocabulary} × {width} = {vocabulary * width:,}" for tied in sorted(runs)],
@@ -216,7 +216,7 @@ def show_live_model() -> None:
                        key="train_anim")
     word = st.selectbox("Neighbours of", run.vocabulary, key="train_live_word")
     table = neighbours_before_after(run, word, k=min(5, len(run.vocabulary) - 1))
-    st.dataframe(pd.DataFrame({f"{when} training": [f"{t} ({s:.2f})" for t, s in pairs]
+    render.show_frame(pd.DataFrame({f"{when} training": [f"{t} ({s:.2f})" for t, s in pairs]
                                for when, pairs in table.items()}), hide_index=True)
 
 

@@ -58,7 +58,7 @@ def show_head_summaries(run, first: int, last: int) -> None:
     render.show_figure(head_grid(scores, f"{HEAD_METRICS[metric]} · layers {first}–{last}", metric,
                                  first_layer=first), key="models_heads")
     top = ranked_heads(scores, 10)
-    st.dataframe(pd.DataFrame({"layer": [first + layer for layer, _, _ in top], "head": [h for _, h, _ in top],
+    render.show_frame(pd.DataFrame({"layer": [first + layer for layer, _, _ in top], "head": [h for _, h, _ in top],
                                HEAD_METRICS[metric]: [f"{v:.3f}" for _, _, v in top]}), hide_index=True)
     st.caption(f"Averaged over positions 1–{len(run.token_ids) - 1} of the text above (the first token's "
                "own row is left out: it has nothing else to attend to). "

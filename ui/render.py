@@ -107,6 +107,20 @@ def info_box(message: str) -> None:
     st.info(md(message))
 
 
+MAX_PROJECTED_ROWS = 60   # longer tables keep the scrolling grid even in presentation mode
+
+
+def show_frame(frame, **kwargs) -> None:
+    """A table: the interactive grid normally; in presentation mode a plain table, whose type the
+    presentation CSS can enlarge (the grid draws on a canvas that CSS cannot reach)."""
+    rows = len(frame.data if hasattr(frame, "data") else frame)
+    if presenting() and rows <= MAX_PROJECTED_ROWS:
+        styler = frame if hasattr(frame, "hide") else frame.style
+        st.table(styler.hide(axis="index") if kwargs.get("hide_index") else styler)
+        return
+    st.dataframe(frame, **kwargs)
+
+
 def show_note(note) -> None:
     """A core.training.Note (or any object with .level and .text) in its own kind of box."""
     box = {"info": st.info, "warning": st.warning, "error": st.error}[note.level]

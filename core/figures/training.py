@@ -19,6 +19,19 @@ def loss_curve(losses: np.ndarray | dict, title: str = "Training loss") -> go.Fi
     return base_layout(fig, title, 320)
 
 
+_AROUND = ("top center", "bottom center", "middle right", "middle left", "top right", "bottom left")
+
+
+def text_positions(points: np.ndarray, span: float) -> list[str]:
+    """Where each point's label goes: above it, unless earlier points lie near (within 5 % of the
+    plot), then below, right, left...: 'animal' and 'metal' stop printing over each other."""
+    positions = []
+    for k, point in enumerate(points):
+        near = int(np.sum(np.linalg.norm(points[:k] - point, axis=1) < 0.05 * span)) if k else 0
+        positions.append(_AROUND[near % len(_AROUND)])
+    return positions
+
+
 def moving_points_animation(frames: np.ndarray, steps: np.ndarray, tokens, title: str) -> go.Figure:
     """frames (S, V, 2) coordinates per snapshot -> scatter with play button and step slider."""
     frames = np.asarray(frames, dtype=np.float64)
@@ -26,9 +39,11 @@ def moving_points_animation(frames: np.ndarray, steps: np.ndarray, tokens, title
     low, high = frames.reshape(-1, 2).min(axis=0), frames.reshape(-1, 2).max(axis=0)
     pad = 0.1 * np.maximum(high - low, 1e-9)
 
+    span = float(np.max(high - low)) or 1.0
+
     def scatter(points):
         return go.Scatter(x=points[:, 0], y=points[:, 1], mode="markers+text", text=tokens,
-                          textposition="top center", marker=dict(size=9, color="#2563eb"),
+                          textposition=text_positions(points, span), marker=dict(size=9, color="#2563eb"),
                           hovertemplate="%{text}<extra></extra>")
 
     fig = go.Figure(scatter(frames[0]),

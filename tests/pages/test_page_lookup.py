@@ -188,3 +188,11 @@ def test_figures_download_under_their_own_names():
     at = open_page("lookup", table="seed004")
     config = json.loads(at.get("plotly_chart")[0].proto.config)
     assert config["toImageButtonOptions"]["filename"] == "x-lookup-seed004"
+
+
+def test_presentation_mode_shows_plain_tables_the_css_can_enlarge():
+    projected = open_page("lookup", table="seed000", present="1")
+    assert_clean(projected)
+    assert len(projected.table) >= 2 and len(projected.dataframe) == 0
+    normal = open_page("lookup", table="seed000")
+    assert len(normal.dataframe) >= 2 and len(normal.table) == 0

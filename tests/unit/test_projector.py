@@ -65,3 +65,12 @@ def test_labels_of_close_tokens_step_apart():
     offsets = label_offsets(points, -22, reach=10.0)
     assert len(set(offsets[:3])) == 3                     # three near points: three places
     assert offsets[3] == (0, -22)                          # a far point keeps the usual place
+
+
+def test_animation_labels_of_close_points_go_different_ways():
+    from core.figures.training import moving_points_animation, text_positions
+
+    points = np.array([[0.0, 0.0], [0.001, 0.0], [0.0, 0.002], [1.0, 1.0]])
+    assert text_positions(points, 1.0) == ["top center", "bottom center", "middle right", "top center"]
+    fig = moving_points_animation(np.stack([points, points]), [0, 1], list("abcd"), "moving")
+    assert list(fig.frames[1].data[0].textposition)[:3] == ["top center", "bottom center", "middle right"]
