@@ -14,19 +14,21 @@ from core.figures.geometry import (
     pca_scatter,
 )
 from core.geometry import (
-    TOKEN_KINDS,
     cosine_matrix,
-    find_tokens,
     nearest,
     pair_table,
     plot_sample,
     possible_components,
+)
+from core.id_gap import chosen_pairs, sample_pairs, spearman
+from core.limits import MAX_PLOT_POINTS
+from core.pieces import (
+    TOKEN_KINDS,
+    find_tokens,
     resolve_tokens,
     spaced_pieces,
     word_pieces,
 )
-from core.id_gap import chosen_pairs, sample_pairs, spearman
-from core.limits import MAX_PLOT_POINTS
 from core.text import piece_marks_note
 from ui import cached, render, state, tables
 

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -10,7 +9,7 @@ import numpy as np
 
 from core.blocks import float32_blocks, loaded_torch, torch_view
 from core.eigen import top_eigenpairs
-from core.text import format_number, token_core
+from core.text import format_number
 
 
 @dataclass(frozen=True, eq=False)
@@ -239,43 +238,6 @@ def _half_precision_nearest(weight, query_row: int, k: int, metric: str, norms: 
     return candidates[top_k(exact, k)], nearness
 
 
-TOKEN_KINDS = ("special", "word start (Ġ/▁)", "continuation (##)", "digits", "punctuation", "word")
-_SPECIAL = re.compile(r"^(\[[A-Za-z_]+\]|<\|?[^<>\s]*\|?>|<unused\d+>)$")
-
-
-def token_kind(token: str) -> str:
-    """One of TOKEN_KINDS for a token string of any tokenizer (WordPiece, BPE, SentencePiece)."""
-    if _SPECIAL.match(token):
-        return "special"
-    if token.startswith(("Ġ", "▁")):
-        return "word start (Ġ/▁)"
-    if token.startswith("##"):
-        return "continuation (##)"
-    core = token_core(token)
-    if core and core.isdigit():
-        return "digits"
-    if core and all(not ch.isalnum() for ch in core):
-        return "punctuation"
-    return "word"
-
-
-def find_tokens(tokens, query: str, limit: int = 20) -> list[int]:
-    """Rows whose token equals the query (case-insensitive), then rows containing it."""
-    query = query.strip().lower()
-    if not query:
-        return []
-    exact, partial = [], []
-    for row, token in enumerate(tokens):
-        lowered = token_core(token).lower()
-        if lowered == query or token.lower() == query:
-            exact.append(row)
-        elif query in token.lower() and len(partial) < limit:
-            partial.append(row)
-        if len(exact) >= limit:
-            break
-    return (exact + partial)[:limit]
-
-
 def plot_sample(vocab_size: int, max_points: int, seed: int = 0, must_include=()) -> np.ndarray:
     """Rows to draw: all when V <= max_points, else a seeded random sample plus `must_include`."""
     if vocab_size <= max_points:
@@ -284,45 +246,6 @@ def plot_sample(vocab_size: int, max_points: int, seed: int = 0, must_include=()
     sample = rng.choice(vocab_size, size=max_points, replace=False)
     extra = np.asarray([r for r in must_include if 0 <= r < vocab_size], dtype=np.int64)
     return np.unique(np.concatenate([sample, extra]))
-
-
-def resolve_tokens(tokens, words: list[str], row_of_token=None) -> tuple[list[int], list[str]]:
-    """Words -> (rows, unknown words). Exact token first, then a piece match ('cat' -> 'Ġcat')."""
-    rows, unknown = [], []
-    for word in words:
-        row = row_of_token(word) if row_of_token else None
-        if row is None:
-            matches = find_tokens(tokens, word, limit=1)
-            row = matches[0] if matches and token_core(tokens[matches[0]]).lower() == word.lower() else None
-        if row is None:
-            unknown.append(word)
-        elif row not in rows:
-            rows.append(row)
-    return rows, unknown
-
-
-def word_pieces(tokens, words: list[str], row_of_token=None) -> list[tuple[str, str, int]]:
-    """(word, the piece it stands for, row) for every word that is not a token exactly as typed:
-    'queen' may be the piece 'Queen', 'cat' the piece 'Ġcat'."""
-    mapped = []
-    for word in words:
-        rows, _ = resolve_tokens(tokens, [word], row_of_token)
-        if rows and tokens[rows[0]] != word:
-            mapped.append((word, tokens[rows[0]], rows[0]))
-    return mapped
-
-
-def spaced_pieces(words: list[str], row_of_token) -> list[tuple[str, str, int]]:
-    """(word, its piece after a space, row) where the vocabulary has one ('Ġcat', '▁cat'): the
-    piece a tokenizer uses for the word inside a sentence, another row than the bare word."""
-    found = []
-    for word in words:
-        for mark in ("Ġ", "▁"):
-            row = row_of_token(mark + word)
-            if row is not None:
-                found.append((word, mark + word, row))
-                break
-    return found
 
 
 def dot_product_formula(a: np.ndarray, b: np.ndarray, digits: int = 3) -> str:

@@ -149,7 +149,7 @@ def model_head(table_name: str, layer: int, head: int):
 
 @st.cache_resource(show_spinner=False, max_entries=16)
 def _token_kinds_by_key(key: str, _tokens: tuple) -> np.ndarray:
-    from core.geometry import TOKEN_KINDS, token_kind
+    from core.pieces import TOKEN_KINDS, token_kind
 
     codes = np.array([TOKEN_KINDS.index(token_kind(token)) for token in _tokens], dtype=np.uint8)
     codes.flags.writeable = False
@@ -157,7 +157,7 @@ def _token_kinds_by_key(key: str, _tokens: tuple) -> np.ndarray:
 
 
 def token_kind_codes(table: EmbeddingTable) -> np.ndarray:
-    """(V,) uint8 index into core.geometry.TOKEN_KINDS for every row, built once per table
+    """(V,) uint8 index into core.pieces.TOKEN_KINDS for every row, built once per table
     (one byte a row: strings for 400,000 rows would hold ~100 MB)."""
     return _token_kinds_by_key(table.key, table.tokens)
 

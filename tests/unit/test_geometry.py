@@ -12,15 +12,13 @@ from core.geometry import (
     cosine,
     cosine_matrix,
     dot_product_formula,
-    find_tokens,
     nearest,
     normalized_rows,
     pca,
     plot_sample,
-    resolve_tokens,
-    token_kind,
 )
 from core.id_gap import id_gap_correlation, sample_pairs, spearman
+from core.pieces import find_tokens, resolve_tokens, token_kind
 from core.toy_tables import seed000_table, seed003_table, seed004_table
 
 
