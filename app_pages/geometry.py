@@ -22,15 +22,8 @@ from core.geometry import (
 )
 from core.id_gap import chosen_pairs, sample_pairs, spearman
 from core.limits import MAX_PLOT_POINTS
-from core.pieces import (
-    TOKEN_KINDS,
-    find_tokens,
-    resolve_tokens,
-    spaced_pieces,
-    word_pieces,
-)
-from core.text import piece_marks_note
-from ui import cached, render, state, tables
+from core.pieces import TOKEN_KINDS
+from ui import cached, chosen, render, state, tables
 
 table = tables.active_table()
 st.title("📐 Geometry of the table")
@@ -38,52 +31,8 @@ st.caption(f"Table **{render.md(table.name)}** · {table.vocab_size:,} × {table
 SEED_003_PRESET = {"h": np.array([2.0, 1.0]), "w": np.array([3.0, -1.0])}
 
 
-def chosen_rows() -> list[int]:
-    default = tables.default_chosen_tokens(table)
-    text = state.kept_widget(st.text_input, "Chosen tokens (2–6, separated by spaces)", "geo_tokens",
-                              default, query="tokens", parse=state.parse_text)
-    rows, unknown = resolve_tokens(table.tokens, text.split(), table.row_of_token)
-    if unknown:
-        render.warning_box(f"Not in this vocabulary: {', '.join(unknown[:10])}. "
-                   f"Vocabulary: {table.vocabulary_text(20)}")
-    mapped = word_pieces(table.tokens, text.split(), table.row_of_token)
-    if mapped:
-        said = "; ".join(f"{word} → {piece!r} (id {int(table.ids[row])})" for word, piece, row in mapped)
-        note = piece_marks_note(piece for _, piece, _ in mapped)
-        st.caption(render.md(f"Words shown as this table's pieces: {said}. The vocabulary has no token spelt "
-                             "exactly as typed, so the closest piece (case or a space mark aside) is used."
-                             + (f" {note}" if note else "")))
-    spaced = [(word, piece, row) for word, piece, row in spaced_pieces(text.split(), table.row_of_token)
-              if all(piece != shown for _, shown, _ in mapped)]
-    if spaced:
-        said = "; ".join(f"{word} → {piece!r} (id {int(table.ids[row])})" for word, piece, row in spaced)
-        st.caption(render.md(f"Inside a sentence, after a space, these words are other pieces: {said} "
-                             "(the Model attention page shows those)."))
-    if len(rows) > 6:
-        st.info("Only the first 6 chosen tokens are used.")
-    return rows[:6]
-
-
 def kinds_of(rows) -> list[str]:
     return [TOKEN_KINDS[code] for code in cached.token_kind_codes(table)[rows]]
-
-
-def search_text() -> str:
-    """The neighbour search box's text, settled before any figure is drawn.
-
-    Streamlit identifies a chart by its spec: if the first run drew the PCA without the
-    searched token and the next run with it, a click on the first drawing would be dropped.
-    """
-    default = "cat" if table.vocab_size > 6 and tables.current_table_name() not in tables.own_table_names() \
-        else (tables.own_words(table, 1) or [table.tokens[0]])[0]
-    return state.keep("geo_query", default, query="query", parse=state.parse_text)
-
-
-def query_row() -> list[int]:
-    """The row the neighbour search box names (as a list: empty when nothing matches)."""
-    query = search_text()
-    exact = table.row_of_token(query) if query else None
-    return [exact] if exact is not None else find_tokens(table.tokens, query, limit=1)
 
 
 def drawn_rows(rows: list[int], searched: list[int]) -> tuple[np.ndarray, list[str]]:
@@ -128,7 +77,7 @@ def show_pca(rows: list[int], searched: list[int], shown: np.ndarray, hover: lis
                                key="geo_pca", on_select="rerun")
     picked = [shown[p["customdata"]] for p in (event.selection.points if event else [])
               if isinstance(p.get("customdata"), int) and 0 <= p["customdata"] < len(shown)]
-    if picked and table.tokens[picked[0]] != search_text():
+    if picked and table.tokens[picked[0]] != chosen.search_text(table):
         state.set_kept("geo_query", table.tokens[picked[0]])
         st.rerun()  # the whole app: the neighbours below and the highlight both follow the pick
     st.caption("The basis is fixed per table (signs normalised), so points do not jump between reruns. "
@@ -137,7 +86,7 @@ def show_pca(rows: list[int], searched: list[int], shown: np.ndarray, hover: lis
 
 
 @state.fragment
-def show_arrows(rows: list[int]) -> None:
+def show_arrows(rows: list[int], searched: list[int]) -> None:
     st.subheader("Vectors as arrows: cosine vs dot product")
     preset = st.toggle("Seed 003 preset: h = (2, 1), w = (3, −1)", key="geo_preset_h_w")
     if preset:
@@ -145,6 +94,7 @@ def show_arrows(rows: list[int]) -> None:
         raw = np.stack(list(SEED_003_PRESET.values()))
         plane, axes = raw, ("x1", "x2")
     else:
+        rows = rows + [r for r in searched if r not in rows]     # the searched token's arrow too
         if len(rows) < 2:
             st.info("Choose at least two tokens above to compare their vectors.")
             return
@@ -159,7 +109,10 @@ def show_arrows(rows: list[int]) -> None:
             axes = ("PC1 direction", "PC2 direction")
     title = "Arrows from the origin" + ("" if preset or table.width == 2 else
                                        " (raw vectors projected on the PCA plane, not centred)")
-    render.show_figure(arrows_figure(plane, labels, title, axes), key="geo_arrows")
+    marked = None if preset or not searched else rows.index(searched[0])
+    render.show_figure(arrows_figure(plane, labels, title, axes, highlighted=marked), key="geo_arrows")
+    if marked is not None:
+        st.caption(render.md(f"★ {table.tokens[searched[0]]}: the searched token (Nearest neighbours below)."))
     render.show_frame(pd.DataFrame(pair_table(raw, labels)), hide_index=True, width="stretch",
                  column_config={"a·b written out": st.column_config.TextColumn(width="large")})
     st.latex(r"\cos(a,b)=\frac{a\cdot b}{\|a\|\,\|b\|}\qquad a\cdot b=\textstyle\sum_i a_i b_i")
@@ -167,14 +120,14 @@ def show_arrows(rows: list[int]) -> None:
                "An output score h·w is one number, not a probability.")
 
 
-def show_id_gap(rows: list[int]) -> None:
+def show_id_gap(rows: list[int], searched: list[int]) -> None:
     st.subheader("Cosine vs token-id gap")
     norms = cached.cached_norms(table)
     sample = sample_pairs(table.weight, table.ids, 2000, seed=0, norms=norms)
-    chosen = chosen_pairs(table, rows)
-    for a, b in chosen.undefined:
+    pairs = chosen_pairs(table, rows)
+    for a, b in pairs.undefined:
         render.warning_box(f"{table.tokens[a]} or {table.tokens[b]} is a zero vector: cosine undefined.")
-    chosen_gaps, chosen_cos, chosen_labels = chosen.gaps, chosen.cosines, chosen.labels
+    chosen_gaps, chosen_cos, chosen_labels = pairs.gaps, pairs.cosines, pairs.labels
     r_exact = cached.cached_id_gap_correlation(table)
     rho = spearman(sample.gaps, sample.cosines)
     c1, c2, c3 = st.columns(3)
@@ -183,8 +136,10 @@ def show_id_gap(rows: list[int]) -> None:
     pairs_text = f"all {len(sample.gaps):,} pairs" if every_pair else f"{len(sample.gaps):,} sampled pairs"
     c2.metric(f"Spearman ρ, {pairs_text}", "undefined" if np.isnan(rho) else f"{rho:+.3f}")
     c3.metric("Pairs in the table", f"{table.vocab_size * (table.vocab_size - 1) // 2:,}")
+    with_searched = chosen_pairs(table, searched, partners=rows)
     fig = id_gap_scatter(sample.gaps, sample.cosines, chosen_gaps, chosen_cos, chosen_labels,
-                         "Each point is a pair of tokens", sample_name="all pairs" if every_pair else "random pairs")
+                         "Each point is a pair of tokens", sample_name="all pairs" if every_pair else "random pairs",
+                         searched=(with_searched.gaps, with_searched.cosines, with_searched.labels))
     render.show_figure(fig, key="geo_idgap")
     if chosen_labels:
         render.show_frame(pd.DataFrame({"pair": chosen_labels, "id gap": chosen_gaps,
@@ -193,10 +148,10 @@ def show_id_gap(rows: list[int]) -> None:
 
 
 def show_neighbours(matches: list[int]) -> None:
-    """matches: the searched row (query_row()), or none."""
+    """matches: the searched row (chosen.searched_row), or none."""
     st.subheader("Nearest neighbours")
     c1, c2, c3 = st.columns([2, 1, 1])
-    query = state.kept_widget(c1.text_input, "Find a token", "geo_query", search_text(), query="query",
+    query = state.kept_widget(c1.text_input, "Find a token", "geo_query", chosen.search_text(table), query="query",
                                parse=state.parse_text)
     k = state.kept_widget(c2.number_input, "k", "geo_k", 5, query="k",
                            parse=state.parse_int_in(1, 100), min_value=1, max_value=100)
@@ -221,7 +176,7 @@ def show_neighbours(matches: list[int]) -> None:
                                    [f"{s:.4f}" for _, s in neighbours]}), hide_index=True)
 
 
-def show_heatmap_and_norms(rows: list[int], shown: np.ndarray, hover: list[str]) -> None:
+def show_heatmap_and_norms(rows: list[int], searched: list[int], shown: np.ndarray, hover: list[str]) -> None:
     st.subheader("Pairwise cosine of the chosen tokens")
     if len(rows) >= 1:
         labels = [table.tokens[r] for r in rows]
@@ -231,15 +186,16 @@ def show_heatmap_and_norms(rows: list[int], shown: np.ndarray, hover: list[str])
     st.subheader("Vector norm vs token id")
     fig = norm_by_id_figure(table.ids[shown], cached.cached_norms(table)[shown],
                             [table.tokens[r] for r in shown], "Norm by id (bands reveal tokenizer structure)",
-                            kinds=kinds_of(shown), hover=hover)
+                            kinds=kinds_of(shown), hover=hover,
+                            highlighted=np.flatnonzero(np.isin(shown, searched)).tolist())
     render.show_figure(fig, key="geo_norms")
 
 
-rows = chosen_rows()
-searched_rows = query_row()          # a substring search can scan the whole vocabulary: once
+rows = chosen.chosen_rows(table)
+searched_rows = chosen.searched_row(table)
 shown_rows, shown_hover = drawn_rows(rows, searched_rows)
 show_pca(rows, searched_rows, shown_rows, shown_hover)
-show_arrows(rows)
-show_id_gap(rows)
+show_arrows(rows, searched_rows)
+show_id_gap(rows, searched_rows)
 show_neighbours(searched_rows)
-show_heatmap_and_norms(rows, shown_rows, shown_hover)
+show_heatmap_and_norms(rows, searched_rows, shown_rows, shown_hover)

@@ -171,12 +171,13 @@ class ChosenPairs:
     undefined: list[tuple[int, int]]    # (row a, row b) whose cosine is undefined
 
 
-def chosen_pairs(table, rows: list[int]) -> ChosenPairs:
-    """rows of table (an EmbeddingTable) -> their pairs for the id-gap plot."""
+def chosen_pairs(table, rows: list[int], partners: list[int] | None = None) -> ChosenPairs:
+    """rows of table (an EmbeddingTable) -> their pairs for the id-gap plot: every pair of rows, or
+    with `partners` each row paired with each partner (the searched token with the chosen ones)."""
 
     result = ChosenPairs([], [], [], [])
     for i, a in enumerate(rows):
-        for b in rows[i + 1:]:
+        for b in (rows[i + 1:] if partners is None else [p for p in partners if p != a]):
             pair = compare_vectors(table.weight[a], table.weight[b])
             if pair.cosine is None:
                 result.undefined.append((a, b))

@@ -58,3 +58,14 @@ MAX_CORPUS_TOKENS = 20_000
 TINY_WIDTH_RANGE = (2, 64)          # d of the small model
 TINY_LEARNING_RATE_RANGE = (1e-4, 1.0)   # Adam's learning rate for the small model
 
+
+# ---- maps beyond PCA (t-SNE, UMAP) and the comparisons of the Maps page
+MAX_MAP_POINTS = 10_000             # t-SNE / UMAP take ~10 s per 1,000 points on a 2-core server at most
+DEFAULT_MAP_SAMPLE = 2_000          # a large table is mapped as a seeded sample of this many rows
+MAP_SET_NEIGHBOURS_RANGE = (5, 500)   # "the chosen tokens' neighbourhoods": neighbours per chosen token
+PERPLEXITY_RANGE = (2, 100)
+MAP_NEIGHBOURS_RANGE = (2, 200)     # UMAP's n_neighbors
+MAP_ITERATIONS_RANGE = (50, 2_000)  # t-SNE iterations after early exaggeration; UMAP epochs
+MAX_AXIS_WORDS = 20                 # words on one end of a semantic axis
+MAX_ANALOGY_ANSWERS = 50
+MAX_COMPARED_TOKENS = 2_000         # tokens whose neighbour lists are compared between two tables

@@ -188,3 +188,99 @@ def head_rankings():
     from core.models.store import SharedResults
 
     return SharedResults(limit=32)
+
+
+@st.cache_resource(show_spinner=False)
+def map_results():
+    """(table key, points digest, settings) -> core.maps.MapResult, filled by the Maps page (its
+    progress bar is drawn outside any cached function) and shared read-only by every session."""
+    from core.models.store import SharedResults
+
+    return SharedResults(limit=24)
+
+
+@st.cache_resource(show_spinner=False)
+def map_worker():
+    """One map at a time per server: t-SNE and UMAP keep a core busy for seconds to a minute, and
+    a second visitor's map waits instead of halving everyone's speed."""
+    import threading
+
+    return threading.Lock()
+
+
+def rows_digest(rows: np.ndarray) -> str:
+    """A short name for a set of rows (the cache key of everything computed on it)."""
+    import hashlib
+
+    return hashlib.sha1(np.ascontiguousarray(rows, dtype=np.int64).tobytes()).hexdigest()[:16]
+
+
+@st.cache_data(show_spinner="Measuring how faithful PCA is…", max_entries=32)
+def pca_trust(key: str, digest: str, _table: EmbeddingTable, _rows: np.ndarray, dims: int, metric: str) -> float:
+    """Trustworthiness of the whole-table PCA (the Geometry page's map) on a set of rows."""
+    from core.knn import trustworthiness
+    from core.maps import trust_neighbours
+
+    coords = cached_pca(_table, 3).coords[_rows, :dims]
+    points = np.asarray(_table.weight[_rows], dtype=np.float32)
+    return trustworthiness(points, coords, trust_neighbours(len(_rows)), metric)
+
+
+@st.cache_resource(show_spinner="Reading which words the two tables share…", max_entries=8)
+def _word_rows_by_key(key: str, _tokens: tuple) -> dict:
+    from core.alignment import word_rows
+
+    return word_rows(_tokens)
+
+
+def word_rows(table: EmbeddingTable) -> dict:
+    """word -> row of the token that best stands for it (read-only use: shared by all sessions)."""
+    return _word_rows_by_key(table.key, table.tokens)
+
+
+@st.cache_resource(show_spinner=False, max_entries=8)
+def _shared_by_keys(key_a: str, key_b: str, _a: EmbeddingTable, _b: EmbeddingTable):
+    from core.alignment import shared_words
+
+    shared = shared_words(word_rows(_a), word_rows(_b))
+    shared.rows_a.flags.writeable = shared.rows_b.flags.writeable = False
+    return shared
+
+
+def shared_words(a: EmbeddingTable, b: EmbeddingTable):
+    return _shared_by_keys(a.key, b.key, a, b)
+
+
+@st.cache_resource(show_spinner="Comparing neighbours in both tables…", max_entries=16)
+def _overlap_by_keys(key_a: str, key_b: str, _a: EmbeddingTable, _b: EmbeddingTable, k: int,
+                     queries: tuple[int, ...]):
+    from core.alignment import neighbour_overlap
+
+    shared = shared_words(_a, _b)
+    result = neighbour_overlap(_a.weight[shared.rows_a], _b.weight[shared.rows_b], np.array(queries), k)
+    release_memory()
+    return result
+
+
+def neighbour_overlap(a: EmbeddingTable, b: EmbeddingTable, k: int, queries: tuple[int, ...]):
+    return _overlap_by_keys(a.key, b.key, a, b, k, queries)
+
+
+@st.cache_resource(show_spinner="Aligning one table onto the other…", max_entries=8)
+def _alignment_by_keys(key_a: str, key_b: str, _a: EmbeddingTable, _b: EmbeddingTable):
+    """(standardised A, standardised B, Alignment) over the shared words, read-only."""
+    from core.alignment import align, standardised
+
+    shared = shared_words(_a, _b)
+    width = min(_a.width, _b.width)
+    a = standardised(_a.weight[shared.rows_a], width)
+    b = standardised(_b.weight[shared.rows_b], width)
+    result = align(a, b)
+    for array in (a, b, result.rotation):
+        array.flags.writeable = False
+    release_memory()
+    return a, b, result
+
+
+def alignment(a: EmbeddingTable, b: EmbeddingTable):
+    return _alignment_by_keys(a.key, b.key, a, b)

@@ -86,7 +86,20 @@ def presentation_css() -> None:
       [data-baseweb="textarea"] textarea, [data-testid="stRadio"] label p,
       [data-testid="stExpander"] summary p, [data-testid="stAlertContainer"] p,
       [data-testid="stTable"] td, [data-testid="stTable"] th { font-size: 1.25rem !important; }
-      </style>""", unsafe_allow_html=True)
+      """ + PRESENTED_SELECT_CSS + "</style>", unsafe_allow_html=True)
+
+
+# Select boxes, multiselect tags and their drop-down options at the same 1.25rem. Their boxes have
+# fixed heights (40 px, tags 28 px, overflow hidden) sized for 14 px text: they grow with the text.
+PRESENTED_SELECT_CSS = """
+      [data-testid="stSelectbox"] [role="group"], [data-testid="stMultiSelect"] [role="group"],
+      [data-testid="stSelectbox"] input, [data-testid="stMultiSelect"] input,
+      [data-testid="stMultiSelectTagsContainer"], [data-testid="stMultiSelectTagsContainer"] [data-tag],
+      [role="listbox"] [role="option"] > div { height: auto !important; }
+      [data-testid="stSelectbox"] input, [data-testid="stMultiSelect"] input,
+      [data-testid="stMultiSelectTagsContainer"] [data-tag] > span,
+      [role="listbox"] [role="option"], [role="listbox"] [role="option"] * { font-size: 1.25rem !important; }
+      """
 
 
 def presenting() -> bool:

@@ -18,6 +18,9 @@ def pages() -> list:
         st.Page("app_pages/home.py", title="Home", icon="🏠", default=True),  # served at "/"
         st.Page("app_pages/lookup.py", title="Lookup", icon="🔎", url_path="lookup"),
         st.Page("app_pages/geometry.py", title="Geometry", icon="📐", url_path="geometry"),
+        st.Page("app_pages/maps.py", title="Maps", icon="🗺️", url_path="maps"),
+        st.Page("app_pages/directions.py", title="Axes & analogies", icon="🧭", url_path="directions"),
+        st.Page("app_pages/compare.py", title="Compare tables", icon="⚖️", url_path="compare"),
         st.Page("app_pages/attention.py", title="Attention", icon="🎯", url_path="attention"),
         st.Page("app_pages/models.py", title="Model attention", icon="🧠", url_path="models"),
         st.Page("app_pages/training.py", title="Training", icon="🏋️", url_path="training"),

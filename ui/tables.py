@@ -122,7 +122,9 @@ def reset_view_on_table_change() -> None:
         return
     set_kept("lookup_text", default_text(name))
     for key in ("geo_tokens", "geo_query", "lookup_ids", "models_ablate_layer", "models_ablate_head",
-                "models_lens_position"):
+                "models_lens_position", "maps_set", "maps_n", "maps_perplexity", "maps_neighbours",
+                "axes_x_from", "axes_x_to", "axes_y_from", "axes_y_to", "analogy_a", "analogy_b",
+                "analogy_c", "analogy_expected", "compare_other", "compare_words"):
         st.session_state.pop(f"keep_{key}", None)
     for widget in TABLE_WIDGETS:       # their options were the old table's tokens or positions
         st.session_state.pop(widget, None)

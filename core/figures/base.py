@@ -10,12 +10,17 @@ DIVERGING = "RdBu_r"
 MASKED_COLOUR = "#94a3b8"    # cells holding −∞ (a masked score)
 SEQUENTIAL = "Blues"
 MAX_ANNOTATED_CELLS = 400   # above this, cell values are left to the hover
-FONT = dict(size=14)
+# A font the visitor's system has, never the page's web font: the camera button draws the figure as
+# an SVG image, which cannot load web fonts, while Plotly sizes the margins in the page. Streamlit's
+# "Source Sans" was measured in the page and drawn ~10 % wider in a fallback font, cutting the
+# first letters of long left tick labels. A system font measures and draws alike in both.
+FONT_FAMILY = 'Arial, "Liberation Sans", Helvetica, sans-serif'
+FONT = dict(size=14, family=FONT_FAMILY)
 
 
 def base_layout(fig: go.Figure, title: str, height: int = 360) -> go.Figure:
-    fig.update_layout(title=dict(text=title, x=0.0, xanchor="left"), height=height,
-                      margin=dict(l=10, r=10, t=50, b=10), font=FONT)
+    fig.update_layout(title=dict(text=title, x=0.0, xanchor="left", font=dict(family=FONT_FAMILY)),
+                      height=height, margin=dict(l=10, r=10, t=50, b=10), font=FONT)
     return fig
 
 

@@ -7,6 +7,8 @@ import plotly.graph_objects as go
 from core.figures.base import base_layout
 from core.text import format_number
 
+SEARCHED_COLOUR = "#111827"     # the searched token's arrow; its markers are yellow diamonds
+SEARCHED_MARKER = dict(size=18, color="#facc15", symbol="diamond", line=dict(color="black", width=2))
 KIND_COLOURS = {
     "special": "#dc2626", "word start (Ġ/▁)": "#2563eb", "continuation (##)": "#f59e0b",
     "digits": "#16a34a", "punctuation": "#9333ea", "word": "#64748b", "new row": "#e11d48",
@@ -20,7 +22,7 @@ def hover_texts(tokens, ids) -> list[str]:
 
 def pca_scatter(coords: np.ndarray, tokens, ids, title: str, colour_values=None,
                 colour_title: str = "", kinds=None, labelled=(), highlighted=(), height: int = 560,
-                hover=None) -> go.Figure:
+                hover=None, axis_titles=("PC1", "PC2", "PC3")) -> go.Figure:
     """coords (n, 2) or (n, 3) -> WebGL scatter; colour by a number (n,) or by kinds (n,) strings.
 
     `labelled` indexes rows of coords whose token is written beside the point; `highlighted`
@@ -47,17 +49,17 @@ def pca_scatter(coords: np.ndarray, tokens, ids, title: str, colour_values=None,
     # a token both chosen and searched is drawn (and named) once, as the searched one
     marked = [("chosen", [i for i in labelled if 0 <= i < len(coords) and i not in searched], -22,
                dict(size=15, color="rgba(0,0,0,0)", line=dict(color="#f97316", width=3))),   # a ring: the colour shows
-              ("searched", searched, 24,
-               dict(size=18, color="#facc15", symbol="diamond", line=dict(color="black", width=2)))]
+              ("searched", searched, 24, SEARCHED_MARKER)]
     for name, rows, offset, marker in marked:
         if rows:
             _add_marked(fig, coords[rows], [tokens[i] for i in rows], [hover[i] for i in rows], rows,
                         name, marker, offset, three_d, reach=float(np.ptp(coords[:, :2], axis=0).max()) or 1.0)
     if three_d:
-        fig.update_layout(scene=dict(xaxis_title="PC1", yaxis_title="PC2", zaxis_title="PC3"))
+        fig.update_layout(scene=dict(xaxis_title=axis_titles[0], yaxis_title=axis_titles[1],
+                                     zaxis_title=axis_titles[2]))
     else:
-        fig.update_xaxes(title="PC1")
-        fig.update_yaxes(title="PC2", scaleanchor="x", scaleratio=1)
+        fig.update_xaxes(title=axis_titles[0])
+        fig.update_yaxes(title=axis_titles[1], scaleanchor="x", scaleratio=1)
     fig.update_layout(legend=dict(orientation="h", y=-0.12))
     return base_layout(fig, title, height)
 
@@ -67,9 +69,11 @@ def _add_marked(fig, points, labels, hover, rows, name, marker, offset, three_d,
     labels are annotations on a light box, readable on top of thousands of points."""
     style = dict(name=name, hovertext=hover, hoverinfo="text", customdata=rows)
     if three_d:   # a smaller marker and the label to its right: a big marker would cover its own label
+        searched = name == "searched"    # drawn last and larger than the chosen rings: it stands out
         fig.add_trace(go.Scatter3d(x=points[:, 0], y=points[:, 1], z=points[:, 2], mode="markers+text",
-                                   text=labels, textposition="middle right", textfont=dict(size=15),
-                                   marker=dict(marker, size=min(marker["size"], 10)), **style))
+                                   text=labels, textposition="middle right",
+                                   textfont=dict(size=17 if searched else 15, color="#111"),
+                                   marker=dict(marker, size=14 if searched else min(marker["size"], 10)), **style))
         return
     fig.add_trace(go.Scatter(x=points[:, 0], y=points[:, 1], mode="markers", marker=marker, **style))
     for (x, y), label, (ax, ay) in zip(points, labels, label_offsets(points, offset, reach)):
@@ -109,18 +113,23 @@ def _points(coords, hover, three_d, marker, name, customdata: list[int]) -> dict
     return trace
 
 
-def arrows_figure(vectors: np.ndarray, labels, title: str, axis_titles=("x", "y")) -> go.Figure:
-    """vectors (n, 2) -> arrows from the origin, equal axis scales so angles look right."""
+def arrows_figure(vectors: np.ndarray, labels, title: str, axis_titles=("x", "y"),
+                  highlighted: int | None = None) -> go.Figure:
+    """vectors (n, 2) -> arrows from the origin, equal axis scales so angles look right. The
+    `highlighted` arrow (the searched token) is drawn thicker, in black, its label marked ★."""
     vectors = np.asarray(vectors, dtype=np.float64)
     fig = go.Figure()
     palette = ["#2563eb", "#dc2626", "#16a34a", "#9333ea", "#f59e0b", "#0891b2"]
     reach = float(np.abs(vectors).max()) * 1.3 if vectors.size else 1.0
     reach = reach or 1.0
     colours = [palette[i % len(palette)] for i in range(len(vectors))]
-    for vector, label, colour in zip(vectors, labels, colours):
+    labels = [f"★ {label}" if i == highlighted else str(label) for i, label in enumerate(labels)]
+    if highlighted is not None and 0 <= highlighted < len(colours):
+        colours[highlighted] = SEARCHED_COLOUR
+    for i, (vector, label, colour) in enumerate(zip(vectors, labels, colours)):
         fig.add_annotation(x=vector[0], y=vector[1], ax=0, ay=0, xref="x", yref="y",
                            axref="x", ayref="y", showarrow=True, arrowhead=3, arrowsize=1.4,
-                           arrowwidth=2.5, arrowcolor=colour, text="")
+                           arrowwidth=4.5 if i == highlighted else 2.5, arrowcolor=colour, text="")
         # the coordinates go in the legend: short tip labels collide less when vectors are near-parallel
         fig.add_trace(go.Scatter(x=[vector[0]], y=[vector[1]], mode="markers", marker=dict(color=colour, size=6),
                                  name=f"{label} ({format_number(vector[0])}, {format_number(vector[1])})",
@@ -160,8 +169,9 @@ def arrow_label_shift(tips: np.ndarray, reach: float) -> int:
 
 
 def id_gap_scatter(sample_gaps, sample_cosines, chosen_gaps, chosen_cosines, chosen_labels,
-                   title: str, sample_name: str = "random pairs") -> go.Figure:
-    """Pairs: ID gap on x, cosine on y. Sampled pairs grey (WebGL when many), chosen pairs labelled."""
+                   title: str, sample_name: str = "random pairs", searched=None) -> go.Figure:
+    """Pairs: ID gap on x, cosine on y. Sampled pairs grey (WebGL when many), chosen pairs labelled;
+    `searched` (gaps, cosines, labels): the searched token's pairs with the chosen ones, as diamonds."""
     fig = go.Figure()
     if len(sample_gaps):
         fig.add_trace(dict(type=points_trace_type(len(sample_gaps)), x=sample_gaps, y=sample_cosines,
@@ -173,6 +183,12 @@ def id_gap_scatter(sample_gaps, sample_cosines, chosen_gaps, chosen_cosines, cho
                                  marker=dict(size=11, color="#f97316", line=dict(color="black", width=1)),
                                  name="chosen pairs", textfont=dict(size=14, color="#111"),
                                  hovertemplate="%{text}: gap %{x}, cos %{y:.3f}<extra></extra>"))
+    if searched is not None and len(searched[0]):
+        gaps, cosines, labels = searched
+        fig.add_trace(go.Scatter(x=gaps, y=cosines, mode="markers", marker=SEARCHED_MARKER, customdata=labels,
+                                 name="searched token's pairs",
+                                 hovertemplate="%{customdata}: gap %{x}, cos %{y:.3f}<extra></extra>"))
+        chosen_gaps = [*chosen_gaps, *gaps]
     widest = max([*np.asarray(sample_gaps, dtype=float).tolist(), *map(float, chosen_gaps), 1.0])
     fig.update_xaxes(title="ID gap |id_a − id_b|", range=[-0.06 * widest, 1.08 * widest])   # labels at 0 not cut
     fig.update_yaxes(title="cosine similarity", range=[-1.08, 1.25])
@@ -180,8 +196,9 @@ def id_gap_scatter(sample_gaps, sample_cosines, chosen_gaps, chosen_cosines, cho
     return base_layout(fig, title, 420)
 
 
-def norm_by_id_figure(ids, norms, tokens, title: str, kinds=None, hover=None) -> go.Figure:
-    """Vector norm against token id (WebGL when many): tokenizer structure shows up as bands."""
+def norm_by_id_figure(ids, norms, tokens, title: str, kinds=None, hover=None, highlighted=()) -> go.Figure:
+    """Vector norm against token id (WebGL when many): tokenizer structure shows up as bands.
+    `highlighted` indexes the searched token's point: a diamond with its token written."""
     ids = np.asarray(ids)
     norms = np.asarray(norms, dtype=np.float64)
     hover = np.asarray(hover_texts(tokens, ids) if hover is None else hover)
@@ -193,6 +210,11 @@ def norm_by_id_figure(ids, norms, tokens, title: str, kinds=None, hover=None) ->
                            marker=dict(size=4 if len(ids) > 200 else 11, color=KIND_COLOURS.get(kind, "#2563eb")),
                            hovertext=list(hover[members]), hoverinfo="text", name=kind))
     fig = go.Figure(data=traces, _validate=False)
+    for i in [i for i in highlighted if 0 <= i < len(ids)]:
+        fig.add_trace(go.Scatter(x=[ids[i]], y=[norms[i]], mode="markers", marker=SEARCHED_MARKER,
+                                 name="searched", hovertext=[hover[i]], hoverinfo="text"))
+        fig.add_annotation(x=ids[i], y=norms[i], text=str(tokens[i]), showarrow=True, arrowhead=0, ax=0, ay=-30,
+                           bgcolor="rgba(255,255,255,0.88)", bordercolor="#facc15", font=dict(size=14, color="#111"))
     fig.update_xaxes(title="token id")
     fig.update_yaxes(title="‖E_id‖")
     fig.update_layout(legend=dict(orientation="h", y=-0.2))

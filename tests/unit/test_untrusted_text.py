@@ -82,6 +82,9 @@ def test_url_payloads_are_shown_as_text_on_every_page():
                                 ("lookup", {"text": payload}, True),
                                 ("geometry", {"tokens": payload, "query": payload}, True),
                                 ("attention", {"text": payload}, True),
+                                ("maps", {"tokens": payload, "query": payload}, True),
+                                ("directions", {"x_from": payload, "a": payload, "expected": payload}, True),
+                                ("compare", {"cwords": payload}, True),
                                 ("home", {"text": payload}, True)]:
         at = open_page(page, **query)
         assert not at.exception, [e.value for e in at.exception]
@@ -144,6 +147,7 @@ def test_no_figure_builder_puts_a_token_in_a_template():
         norm_by_id_figure,
         pca_scatter,
     )
+    from core.figures.maps import alignment_figure, overlap_histogram
     from core.figures.training import moving_points_animation
 
     evil = "<b>EVIL</b>"
@@ -154,7 +158,12 @@ def test_no_figure_builder_puts_a_token_in_a_template():
              pca_scatter(np.eye(3)[:, :2], tokens, np.arange(3), evil, labelled=[0], highlighted=[1]),
              pca_scatter(np.eye(3), tokens, np.arange(3), evil, labelled=[0]),
              arrows_figure(np.eye(3)[:, :2], tokens, evil), id_gap_scatter([1.0], [0.5], [2], [0.1], [evil], evil),
-             norm_by_id_figure(np.arange(3), np.ones(3), tokens, evil), attention_map(np.eye(3), tokens, evil),
+             norm_by_id_figure(np.arange(3), np.ones(3), tokens, evil, highlighted=[0]),
+             attention_map(np.eye(3), tokens, evil),
+             id_gap_scatter([1.0], [0.5], [], [], [], evil, searched=([2], [0.1], [evil])),
+             arrows_figure(np.eye(3)[:, :2], tokens, evil, highlighted=0),
+             pca_scatter(np.eye(3), tokens, np.arange(3), evil, highlighted=[0], axis_titles=(evil,) * 3),
+             alignment_figure(np.eye(3), np.eye(3), np.eye(3), tokens, [0]), overlap_histogram(np.ones(3), 2),
              head_figure(result, tokens, "A"),
              moving_points_animation(np.zeros((2, 3, 2)), [0, 1], tokens, evil)]
 

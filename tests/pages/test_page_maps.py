@@ -1,0 +1,101 @@
+"""AppTest: the Maps page (t-SNE, UMAP, faithfulness), its URL and its bad input."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+from helpers import TIMEOUT, assert_clean, figure, open_page, texts
+from streamlit.testing.v1 import AppTest
+
+
+def draw(at):
+    at.button(key="maps_draw").click().run()
+    assert_clean(at)
+    return at
+
+
+def map_points(at) -> np.ndarray:
+    from helpers import plotly_array
+
+    fig = figure(at, 0)
+    traces = [t for t in fig["data"] if t.get("name") not in ("chosen", "searched")]
+    return np.concatenate([np.stack([plotly_array(t["x"]), plotly_array(t["y"])], axis=1) for t in traces])
+
+
+def test_a_tsne_map_is_drawn_on_request_then_shared_and_measured():
+    at = open_page("maps", table="seed001-lab", perplexity="3", iters="100")
+    assert_clean(at)
+    assert not at.get("plotly_chart")              # nothing computed before the button
+    draw(at)
+    fig = figure(at, 0)
+    assert fig["layout"]["xaxis"]["title"]["text"] == "t-SNE 1"
+    assert "trustworthiness" in fig["layout"]["title"]["text"]
+    faithfulness = at.dataframe[-1].value
+    assert list(faithfulness["map"]) == ["PCA (2-D, the whole table's)", "t-SNE (2-D)"]
+    # another visitor with the same link sees the shared map at once, without pressing anything
+    again = open_page("maps", table="seed001-lab", perplexity="3", iters="100")
+    assert again.get("plotly_chart") and "maps_draw" not in [b.key for b in again.button]
+    assert np.array_equal(map_points(again), map_points(at))
+
+
+def test_the_other_method_joins_the_comparison():
+    at = open_page("maps", table="seed001-lab", perplexity="3", nn="4", iters="60")
+    draw(at)
+    at.button(key="maps_add_UMAP").click().run()
+    assert_clean(at)
+    frame = at.dataframe[-1].value
+    assert [m.split(" ")[0] for m in frame["map"]] == ["PCA", "t-SNE", "UMAP"]
+    assert all(0 <= float(v) <= 1 for v in frame.iloc[:, 2])
+
+
+def test_settings_live_in_the_url():
+    at = open_page("maps", table="seed001-lab", method="UMAP", mdims="3", nn="5", min_dist="0.3", seed="7")
+    assert_clean(at)
+    assert at.radio(key="maps_method").value == "UMAP" and at.radio(key="maps_dims").value == 3
+    assert at.number_input(key="maps_min_dist").value == 0.3
+    at.number_input(key="maps_seed").set_value(8).run()
+    assert at.query_params["seed"] == "8" and at.query_params["method"] == "UMAP"
+
+
+def test_a_large_table_is_mapped_as_a_stated_sample():
+    at = open_page("maps", table="glove-50d", n="1500")
+    assert_clean(at)
+    said = " ".join(texts(at.caption))
+    assert "a seeded random sample of N = 1,500 of 400,000 rows (seed 0)" in said
+    assert "Draw the t-SNE map of 1,50" in at.button(key="maps_draw").label
+    at.radio(key="maps_set").set_value("neighbourhoods").run()
+    assert "each one's 50 nearest rows by cosine" in " ".join(texts(at.caption))
+
+
+def test_perplexity_above_the_points_is_said():
+    at = open_page("maps", table="seed004", perplexity="30")
+    assert_clean(at)
+    assert any("perplexity 30 is not below the number of other points (4)" in e for e in texts(at.error))
+
+
+def tiny_table_page(weight, tokens):
+    """A session whose working table is an upload, then the Maps page."""
+    import runpy
+
+    import numpy as np
+    import streamlit as st
+
+    from core.tables import EmbeddingTable
+    from ui import tables
+
+    if "uploads" not in st.session_state:
+        tables.keep_upload(EmbeddingTable("tiny.npy", np.array(weight, dtype=np.float32), tokens,
+                                          np.arange(len(tokens)), key="upload:tiny"))
+    runpy.run_path("app_pages/maps.py")
+
+
+def test_a_one_row_table_and_a_table_of_zeros_are_said():
+    for weight, tokens, message in (([[1.0, 2.0]], ("only",), "at least 4 points"),
+                                    (np.zeros((8, 3)).tolist(), tuple("abcdefgh"), "nothing to map")):
+        at = AppTest.from_function(tiny_table_page, args=(weight, tokens), default_timeout=TIMEOUT)
+        at.query_params["perplexity"] = "2"
+        at.run()
+        assert_clean(at)
+        if message == "nothing to map":
+            draw(at)
+        assert any(message in e for e in texts(at.error)), json.dumps(texts(at.error))

@@ -1,0 +1,84 @@
+"""t-SNE and UMAP maps: reproducible, progress reported, bad settings said in words."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from core.geometry import nearest, row_norms
+from core.knn import trustworthiness
+from core.maps import MapSettings, check_settings, make_map, map_with_trust, neighbourhood_rows, sample_rows
+
+
+def clusters(n: int = 240, d: int = 16, seed: int = 0) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    centres = rng.normal(scale=6, size=(3, d))
+    return np.concatenate([c + rng.normal(size=(n // 3, d)) for c in centres]).astype(np.float32)
+
+
+@pytest.mark.parametrize("method", ["t-SNE", "UMAP"])
+@pytest.mark.parametrize("dims", [2, 3])
+def test_same_seed_same_map_other_seed_other_map(method, dims):
+    points = clusters()
+    settings = MapSettings(method=method, dims=dims, perplexity=20, iterations=200)
+    first, again = make_map(points, settings), make_map(points, settings)
+    assert first.shape == (len(points), dims)
+    assert np.array_equal(first, again)
+    other = make_map(points, MapSettings(method=method, dims=dims, perplexity=20, iterations=200, seed=1))
+    assert not np.array_equal(first, other)
+
+
+@pytest.mark.parametrize("method", ["t-SNE", "UMAP"])
+def test_maps_keep_clusters_and_report_progress(method):
+    points = clusters()
+    heard = []
+    result = map_with_trust(points, MapSettings(method=method, iterations=200, perplexity=20),
+                            lambda done, what: heard.append((done, what)))
+    assert result.trust > 0.9                  # three separated clusters: neighbours kept
+    assert result.trust == pytest.approx(trustworthiness(points, result.embedded, 10, "cosine"))
+    fractions = [done for done, _ in heard]
+    assert fractions == sorted(fractions) and fractions[-1] == 1.0
+    assert any("epoch" in what or "iteration" in what for _, what in heard)
+    assert not result.embedded.flags.writeable
+
+
+def test_the_given_neighbour_lists_are_not_edited():
+    from core.knn import exact_neighbours
+
+    points = clusters()
+    neighbours = exact_neighbours(points, 14, "cosine")
+    before = neighbours.indices.copy(), neighbours.distances.copy()
+    make_map(points, MapSettings(method="UMAP", iterations=50), neighbours=neighbours)
+    assert np.array_equal(neighbours.indices, before[0]) and np.array_equal(neighbours.distances, before[1])
+
+
+@pytest.mark.parametrize("settings, points, message", [
+    (MapSettings(perplexity=30), 6, "perplexity 30 is not below the number of other points"),
+    (MapSettings(method="UMAP", neighbours=15), 10, "15 neighbours need more than 15 points"),
+    (MapSettings(), 1, "at least 4 points"),
+    (MapSettings(iterations=10), 100, "iterations must be between"),
+    (MapSettings(metric="manhattan"), 100, "unknown metric"),
+    (MapSettings(), 20_000, "at most 10,000 points"),
+])
+def test_bad_settings_are_said(settings, points, message):
+    with pytest.raises(ValueError, match=message):
+        check_settings(settings, points)
+
+
+def test_a_table_of_zeros_has_nothing_to_map():
+    with pytest.raises(ValueError, match="nothing to map"):
+        make_map(np.zeros((20, 4)), MapSettings(perplexity=3))
+
+
+def test_sample_is_seeded_and_keeps_the_chosen_rows():
+    first = sample_rows(10_000, 100, seed=3, must_include=[7, 9_999])
+    assert np.array_equal(first, sample_rows(10_000, 100, seed=3, must_include=[7, 9_999]))
+    assert {7, 9_999} <= set(first.tolist()) and len(first) <= 102
+    assert np.array_equal(sample_rows(50, 100, seed=0), np.arange(50))
+
+
+def test_neighbourhoods_are_the_centres_and_their_nearest_rows():
+    weight = clusters(300)
+    norms = row_norms(weight)
+    rows = neighbourhood_rows(weight, norms, [0, 150], 12)
+    expected = {0, 150} | {r for c in (0, 150) for r, _ in nearest(weight, c, 12, norms=norms)}
+    assert set(rows.tolist()) == expected

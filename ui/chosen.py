@@ -1,0 +1,63 @@
+"""The tokens a visitor chose and searched: shared by Geometry, Maps and Analogies & axes, kept
+across pages and in the URL (`tokens`, `query`), so every plot marks the same ones."""
+from __future__ import annotations
+
+import streamlit as st
+
+from core.pieces import find_tokens, resolve_tokens, spaced_pieces, word_pieces
+from core.tables import EmbeddingTable
+from core.text import piece_marks_note
+from ui import render, state, tables
+
+MAX_CHOSEN = 6
+
+
+def chosen_rows(table: EmbeddingTable, label: str = "Chosen tokens (2–6, separated by spaces)") -> list[int]:
+    """The chosen-tokens box -> up to 6 rows; unknown words and words shown as other pieces said."""
+    text = state.kept_widget(st.text_input, label, "geo_tokens", tables.default_chosen_tokens(table),
+                             query="tokens", parse=state.parse_text)
+    rows, unknown = resolve_tokens(table.tokens, text.split(), table.row_of_token)
+    if unknown:
+        render.warning_box(f"Not in this vocabulary: {', '.join(unknown[:10])}. "
+                           f"Vocabulary: {table.vocabulary_text(20)}")
+    explain_pieces(table, text.split())
+    if len(rows) > MAX_CHOSEN:
+        st.info(f"Only the first {MAX_CHOSEN} chosen tokens are used.")
+    return rows[:MAX_CHOSEN]
+
+
+def explain_pieces(table: EmbeddingTable, words: list[str]) -> None:
+    """Say when a typed word is shown as another piece ('queen' -> 'Queen'), and which piece it
+    is inside a sentence ('cat' -> 'Ġcat')."""
+    mapped = word_pieces(table.tokens, words, table.row_of_token)
+    if mapped:
+        said = "; ".join(f"{word} → {piece!r} (id {int(table.ids[row])})" for word, piece, row in mapped)
+        note = piece_marks_note(piece for _, piece, _ in mapped)
+        st.caption(render.md(f"Words shown as this table's pieces: {said}. The vocabulary has no token spelt "
+                             "exactly as typed, so the closest piece (case or a space mark aside) is used."
+                             + (f" {note}" if note else "")))
+    spaced = [(word, piece, row) for word, piece, row in spaced_pieces(words, table.row_of_token)
+              if all(piece != shown for _, shown, _ in mapped)]
+    if spaced:
+        said = "; ".join(f"{word} → {piece!r} (id {int(table.ids[row])})" for word, piece, row in spaced)
+        st.caption(render.md(f"Inside a sentence, after a space, these words are other pieces: {said} "
+                             "(the Model attention page shows those)."))
+
+
+def search_text(table: EmbeddingTable) -> str:
+    """The neighbour search box's text, settled before any figure is drawn.
+
+    Streamlit identifies a chart by its spec: if the first run drew the PCA without the
+    searched token and the next run with it, a click on the first drawing would be dropped.
+    """
+    default = "cat" if table.vocab_size > 6 and tables.current_table_name() not in tables.own_table_names() \
+        else (tables.own_words(table, 1) or [table.tokens[0]])[0]
+    return state.keep("geo_query", default, query="query", parse=state.parse_text)
+
+
+def searched_row(table: EmbeddingTable) -> list[int]:
+    """The row the search box names (as a list: empty when nothing matches). A substring search
+    can scan the whole vocabulary: call it once per run."""
+    query = search_text(table)
+    exact = table.row_of_token(query) if query else None
+    return [exact] if exact is not None else find_tokens(table.tokens, query, limit=1)
