@@ -12,7 +12,7 @@ from core.figures.geometry import hover_texts, pca_scatter
 from core.geometry import plot_sample, top_k
 from core.limits import MAX_ANALOGY_ANSWERS, MAX_AXIS_WORDS, MAX_PLOT_POINTS
 from core.pieces import TOKEN_KINDS, resolve_tokens
-from core.semantic import analogy, axes_cosine, axis, project_on_axes
+from core.semantic import axes_cosine
 from ui import cached, chosen, render, state, tables
 
 table = tables.active_table()
@@ -53,12 +53,10 @@ def show_axes(rows: list[int], searched: list[int]) -> None:
     x_label = f"{' '.join(x_from_words) or '?'} → {' '.join(x_to_words) or '?'}"
     y_label = f"{' '.join(y_from_words) or '?'} → {' '.join(y_to_words) or '?'}"
     try:
-        x_axis = axis(table.weight, x_from, x_to, f"x ({x_label})")
-        y_axis = axis(table.weight, y_from, y_to, f"y ({y_label})")
+        x_axis, y_axis, coords = cached.semantic_axes(table, x_from, x_to, y_from, y_to)    # coords (2, V)
     except ValueError as error:
-        render.error_box(error)
+        render.error_box(str(error).replace("axis x:", f"x axis ({x_label}):").replace("axis y:", f"y axis ({y_label}):"))
         return
-    coords = project_on_axes(table.weight, cached.cached_norms(table), [x_axis, y_axis])    # (2, V)
     words_rows = list(dict.fromkeys(x_from + x_to + y_from + y_to))
     marked = list(dict.fromkeys(rows + words_rows))
     shown = plot_sample(table.vocab_size, MAX_PLOT_POINTS, must_include=marked + searched)
@@ -129,12 +127,13 @@ def show_analogy() -> None:
         expected = found[0] if found else None
     chosen.explain_pieces(table, typed + ([expected_word] if expected_word else []))
     try:
-        results = analogy(table.weight, cached.cached_norms(table), a, b, c, int(k), expected)
+        results = cached.analogy_answers(table, a, b, c, int(k), expected)
     except ValueError as error:
         render.error_box(error)
         return
     inputs = {a, b, c}
-    st.markdown(render.md(f"{table.tokens[a]} − {table.tokens[b]} + {table.tokens[c]} = ?"))
+    named = [f"{table.tokens[r]} (id {int(table.ids[r])})" for r in (a, b, c)]
+    st.markdown(render.md(f"{named[0]} − {named[1]} + {named[2]} = ?"))
     for result in results:
         st.markdown(f"**{result.method}**")
         left, right = st.columns(2)

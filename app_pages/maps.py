@@ -34,6 +34,7 @@ st.markdown("PCA (on the Geometry page) keeps the directions of largest spread; 
             "bend the space to keep each point's *neighbours* close. Below: which points, the settings, "
             "the map, and how faithful each map is to the table's own neighbourhoods.")
 
+SEED_PARSER = state.parse_int_in(0, 2 ** 31 - 1)
 SET_NAMES = {"all": "every row", "sample": "a seeded random sample",
              "neighbourhoods": "the chosen tokens' neighbourhoods"}
 
@@ -53,7 +54,7 @@ def point_set(rows: list[int], searched: list[int]) -> tuple[np.ndarray, str]:
     per_token = state.kept_widget(c3.number_input, "Neighbours per token", "maps_k", 50, query="hood",
                                   parse=state.parse_int_in(low, high), min_value=low, max_value=high,
                                   step=10, disabled=how != "neighbourhoods")
-    seed = int(st.session_state.get("keep_maps_seed", 0))
+    seed = int(state.keep("maps_seed", 0, query="seed", parse=SEED_PARSER))   # the Seed box below, read first
     marked = rows + [r for r in searched if r not in rows]
     if how == "all":
         return np.arange(table.vocab_size), f"every row of the table ({table.vocab_size:,})"
@@ -100,7 +101,7 @@ def map_settings(points: int) -> MapSettings:
                                    parse=state.parse_int_in(low, high), min_value=low, max_value=high, step=50,
                                    help="t-SNE: after its 250 early-exaggeration iterations. UMAP: epochs.")
     seed = state.kept_widget(c4.number_input, "Seed", "maps_seed", 0, query="seed",
-                             parse=state.parse_int_in(0, 2 ** 31 - 1), min_value=0, max_value=2 ** 31 - 1,
+                             parse=SEED_PARSER, min_value=0, max_value=2 ** 31 - 1,
                              help="The same seed gives the same sample and the same map.")
     return MapSettings(method=method, dims=int(dims), metric=metric, perplexity=float(perplexity),
                        neighbours=int(neighbours), min_dist=float(min_dist), iterations=int(iterations),
@@ -124,21 +125,18 @@ def stored_map(points: np.ndarray, settings: MapSettings):
 
 
 def make_map(points: np.ndarray, settings: MapSettings):
-    """Compute the map with a progress bar (one map at a time per server) and share it."""
-    from core.maps import map_with_trust
-
+    """Compute the map with a progress bar (in the server's map process, one map at a time) and share it."""
     worker = cached.map_worker()
-    if not worker.acquire(blocking=False):
-        with st.spinner("Another visitor's map is being made on this server: yours starts when it is done…"):
-            worker.acquire()
+    waiting = st.empty()
+    if worker.busy():
+        waiting.info("Another visitor's map is being made on this server: yours starts when it is done.")
+    bar = st.progress(0.0, text=f"{settings.method} of {len(points):,} points…")
     try:
-        result = stored_map(points, settings)       # made meanwhile by someone else?
+        result = stored_map(points, settings)      # made meanwhile by someone else?
         if result is None:
-            bar = st.progress(0.0, text=f"{settings.method} of {len(points):,} points…")
-            result = map_with_trust(np.asarray(table.weight[points], dtype=np.float32), settings,
-                                    lambda done, what: bar.progress(min(1.0, done), text=what))
+            result = worker.make(np.asarray(table.weight[points], dtype=np.float32), settings,
+                                 lambda done, what: bar.progress(min(1.0, done), text=what))
             cached.map_results().put((table.key, cached.rows_digest(points), settings), result)
-            bar.empty()
     except ValueError as error:
         render.error_box(error)
         return None
@@ -148,7 +146,8 @@ def make_map(points: np.ndarray, settings: MapSettings):
                          "Try other settings or another set of points.")
         return None
     finally:
-        worker.release()
+        bar.empty()
+        waiting.empty()
     return result
 
 
@@ -166,8 +165,8 @@ def show_map(points: np.ndarray, settings: MapSettings, rows: list[int], searche
     if result is None:
         slot = st.empty()
         if not slot.button(label, key="maps_draw", type="primary"):
-            st.info(render.md(f"Press **{label}**: it is computed once and then shared by everyone who asks "
-                              "for the same map (same table, points and settings)."))
+            st.info(f"Press **{render.md(label)}**: it is computed once and then shared by everyone who asks "
+                    "for the same map (same table, points and settings).")
             return
         slot.empty()    # the button goes; the progress bar takes its place
         result = make_map(points, settings)

@@ -160,3 +160,120 @@ def inside_model_rows(repeats: int) -> list[dict]:
              "reference": f"270 separate passes ≈ {separate_ms / 1000:.0f} s (27 timed)",
              "ratio": f"{separate_ms / batched_ms:.1f}× faster", "target": "≥ 3×",
              "met": separate_ms / batched_ms >= 3, "note": "shared residual stream, growing batch, float32 layers"}]
+
+
+def _minilm_sample(tables: dict, n: int = 10_000) -> np.ndarray:
+    table = tables["MiniLM 30522×384"]
+    rows = np.sort(np.random.default_rng(0).choice(table.vocab_size, n, replace=False))
+    return np.asarray(table.weight[rows], dtype=np.float32)
+
+
+def tsne_rows(tables: dict) -> list[dict]:
+    """t-SNE of 10,000 MiniLM rows: ours (exact neighbours + openTSNE) against scikit-learn's TSNE
+    with its default settings, each map's trustworthiness measured the same way (ours equals
+    scikit-learn's function, tests/unit/test_knn.py, without its three 10,000² arrays)."""
+    from sklearn.manifold import TSNE
+
+    from core.knn import trustworthiness
+    from core.maps import MapSettings, make_map
+
+    points = _minilm_sample(tables)
+    start = time.perf_counter()
+    ours = make_map(points, MapSettings(method="t-SNE"))
+    ours_ms = (time.perf_counter() - start) * 1000
+    start = time.perf_counter()
+    reference = TSNE(random_state=0).fit_transform(points)
+    sklearn_ms = (time.perf_counter() - start) * 1000
+    trust = {name: {metric: trustworthiness(points, coords, 10, metric) for metric in ("cosine", "euclidean")}
+             for name, coords in (("ours", ours), ("sklearn", reference))}
+    better = all(trust["ours"][m] >= trust["sklearn"][m] for m in ("cosine", "euclidean"))
+    note = "; ".join(f"T(10) {m}: ours {trust['ours'][m]:.3f}, sklearn {trust['sklearn'][m]:.3f}"
+                     for m in ("cosine", "euclidean"))
+    return [{"benchmark": "t-SNE, 10,000 MiniLM rows (perplexity 30, 750 iterations)", "ours ms": ours_ms,
+             "reference": f"sklearn TSNE defaults {sklearn_ms / 1000:.1f} s",
+             "ratio": f"{sklearn_ms / ours_ms:.1f}× faster", "target": "≥ 1× and trustworthiness ≥ sklearn's",
+             "met": sklearn_ms >= ours_ms and better, "note": note}]
+
+
+UMAP_COLD = """
+import sys, time, numpy as np
+sys.path.insert(0, {root!r})
+points = np.load({path!r})
+from core.maps import MapSettings, make_map
+start = time.perf_counter()
+make_map(points, MapSettings(method="UMAP", iterations=200))
+first = time.perf_counter() - start
+start = time.perf_counter()
+make_map(points, MapSettings(method="UMAP", iterations=200))
+print(first * 1000, (time.perf_counter() - start) * 1000)
+"""
+
+
+def umap_rows(tables: dict) -> list[dict]:
+    """UMAP of the same 10,000 rows in a fresh process with an empty numba cache: the first call
+    (imports and JIT compilation included) and the next one."""
+    import os
+    import subprocess
+    import sys
+    import tempfile
+    from pathlib import Path
+
+    points = _minilm_sample(tables)
+    with tempfile.TemporaryDirectory() as folder:
+        path = str(Path(folder) / "points.npy")
+        np.save(path, points)
+        env = dict(os.environ, NUMBA_CACHE_DIR=str(Path(folder) / "numba"))
+        code = UMAP_COLD.format(root=str(Path(__file__).resolve().parents[1]), path=path)
+        output = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    first_ms, warm_ms = map(float, output.stdout.split()[-2:])
+    return [{"benchmark": "UMAP, 10,000 MiniLM rows (15 neighbours, 200 epochs), first call", "ours ms": first_ms,
+             "reference": "fresh process, empty numba cache", "ratio": f"{first_ms / warm_ms:.1f}× the warm call",
+             "target": "reported", "met": True, "note": "imports and JIT compilation included"},
+            {"benchmark": "UMAP, 10,000 MiniLM rows (15 neighbours, 200 epochs), warm call", "ours ms": warm_ms,
+             "reference": "same process, second call", "ratio": "—", "target": "reported", "met": True, "note": ""}]
+
+
+def direction_rows(tables: dict, repeats: int) -> list[dict]:
+    """Semantic axes and analogies on GloVe's 400,000 rows against one matvec over the table."""
+    from core.geometry import row_norms
+    from core.semantic import analogy, axis, inverse_norms, project_on_axes
+
+    table = tables["GloVe 400000×50"]
+    inverse, row = inverse_norms(row_norms(table.weight)), table.row_of_token   # cached per table in the app
+    weight = np.asarray(table.weight)
+    vector = np.ones(table.width, dtype=np.float32)
+    axes = [axis(weight, [row("man")], [row("woman")], "x"), axis(weight, [row("small")], [row("big")], "y")]
+    matvec_ms = median_ms(lambda: weight @ vector, repeats * 4)
+    axes_ms = median_ms(lambda: project_on_axes(weight, inverse, axes), repeats * 4)
+    analogy_ms = median_ms(lambda: analogy(weight, inverse, row("king"), row("man"), row("woman"), 10, row("queen")),
+                           repeats * 4)
+    return [{"benchmark": "semantic axes (2 directions), GloVe 400000×50", "ours ms": axes_ms,
+             "reference": f"one matvec {matvec_ms:.2f} ms", "ratio": f"{axes_ms / matvec_ms:.2f}× matvec",
+             "target": "≤ 2× matvec", "met": axes_ms / matvec_ms <= 2, "note": "every row's cosine with both axes"},
+            {"benchmark": "analogy king − man + woman, GloVe 400000×50", "ours ms": analogy_ms,
+             "reference": f"one matvec {matvec_ms:.2f} ms", "ratio": f"{analogy_ms / matvec_ms:.2f}× matvec",
+             "target": "≤ 2× matvec", "met": analogy_ms / matvec_ms <= 2,
+             "note": "3CosAdd and 3CosMul, top 10 with inputs excluded and included, expected word's rank"}]
+
+
+def procrustes_rows(tables: dict, repeats: int) -> list[dict]:
+    """Orthogonal Procrustes on 20,000 shared words (standardised, common width), rotation applied
+    and residual measured, against the least any Procrustes does: the cross-covariance AᵀB and its SVD."""
+    from core.alignment import procrustes, shared_words, standardised, word_rows
+
+    rows = []
+    minilm = tables["MiniLM 30522×384"]
+    for name, other in (("GloVe", tables["GloVe 400000×50"]), ("SmolLM2", tables["SmolLM2 49152×576"])):
+        shared = shared_words(word_rows(minilm.tokens), word_rows(other.tokens))
+        count = min(20_000, len(shared.words))
+        width = min(minilm.width, other.width)
+        a = standardised(minilm.weight[shared.rows_a[:count]], width)
+        b = standardised(other.weight[shared.rows_b[:count]], width)
+
+        ours_ms = median_ms(lambda: procrustes(a, b), repeats)
+        reference_ms = median_ms(lambda: np.linalg.svd(a.T @ b), repeats)
+        rows.append({"benchmark": f"Procrustes MiniLM onto {name}, {count:,} shared words, width {width}",
+                     "ours ms": ours_ms, "reference": f"AᵀB + its SVD {reference_ms:.1f} ms",
+                     "ratio": f"{ours_ms / reference_ms:.2f}×", "target": "≤ 2×", "met": ours_ms / reference_ms <= 2,
+                     "note": f"the rotation and its residual ({procrustes(a, b)[1]:.3f} of ‖B‖)"})
+    return rows

@@ -62,6 +62,12 @@ def main(parts: list[str]) -> None:
         measured(rows, "id gap", compute.id_gap_rows, tables, repeats)
         measured(rows, "training", compute.training_rows, repeats)
         measured(rows, "inside the model", compute.inside_model_rows, repeats)
+    if not parts or "compute" in parts or "maps" in parts:
+        tables = tables if not parts or "compute" in parts else compute.load_tables()
+        measured(rows, "directions", compute.direction_rows, tables, repeats)
+        measured(rows, "Procrustes", compute.procrustes_rows, tables, repeats)
+        measured(rows, "UMAP", compute.umap_rows, tables)
+        measured(rows, "t-SNE", compute.tsne_rows, tables)
     if not parts or "app" in parts:
         import app_bench
         from playwright.sync_api import sync_playwright

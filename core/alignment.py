@@ -6,7 +6,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from core.geometry import pca
 from core.pieces import token_kind
 from core.text import token_core
 
@@ -103,9 +102,10 @@ def standardised(vectors: np.ndarray, width: int | None = None) -> np.ndarray:
     """(n, d) -> (n, width) float64: centred, reduced by PCA to `width` columns if narrower than d,
     scaled so the mean squared row length is 1 (two tables then compare on one scale)."""
     vectors = np.asarray(vectors, dtype=np.float64)
-    if width is not None and width < vectors.shape[1]:
-        vectors = pca(vectors, width).coords                          # centred by the PCA
     centred = vectors - vectors.mean(axis=0)
+    if width is not None and width < vectors.shape[1]:
+        _, eigenvectors = np.linalg.eigh(centred.T @ centred)         # (d, d), ascending eigenvalues
+        centred = centred @ eigenvectors[:, ::-1][:, :width]           # the top `width` principal directions
     scale = np.sqrt((centred ** 2).sum(axis=1).mean())
     if scale == 0:
         raise ValueError("the shared words' vectors are all the same (a table of zeros?): nothing to align")
@@ -120,11 +120,16 @@ class Alignment:
     shuffled: float         # the same with the pairs shuffled: what an unrelated pairing leaves
 
 
-def procrustes(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """The orthogonal R (w, w) that minimises ‖A R − B‖_F for A, B (n, w): R = U Vᵀ from the SVD
-    of the cross-covariance Aᵀ B (Schönemann 1966)."""
-    u, _, vt = np.linalg.svd(a.T @ b)                                  # (w, n) @ (n, w) -> (w, w)
-    return u @ vt
+def procrustes(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, float]:
+    """A, B (n, w) -> (the orthogonal R (w, w) that minimises ‖A R − B‖_F, that minimum / ‖B‖_F).
+
+    R = U Vᵀ from the SVD U S Vᵀ of the cross-covariance Aᵀ B (Schönemann 1966). The residual
+    needs no product A R: ‖A R − B‖² = ‖A‖² + ‖B‖² − 2 tr(Rᵀ Aᵀ B) = ‖A‖² + ‖B‖² − 2 Σ S.
+    """
+    u, singular, vt = np.linalg.svd(a.T @ b)                           # (w, n) @ (n, w) -> (w, w)
+    squared_a, squared_b = float(np.einsum("ij,ij->", a, a)), float(np.einsum("ij,ij->", b, b))
+    left = max(squared_a + squared_b - 2.0 * float(singular.sum()), 0.0)
+    return u @ vt, float(np.sqrt(left / squared_b))
 
 
 def relative_residual(a: np.ndarray, b: np.ndarray) -> float:
@@ -137,7 +142,6 @@ def align(a: np.ndarray, b: np.ndarray, seed: int = 0) -> Alignment:
         raise ValueError(f"tables of shapes {a.shape} and {b.shape} cannot be aligned row by row")
     if len(a) < a.shape[1] + 1:
         raise ValueError(f"aligning {a.shape[1]} columns needs more than {a.shape[1]} shared words; there are {len(a)}")
-    rotation = procrustes(a, b)
-    shuffled = np.random.default_rng(seed).permutation(len(a))
-    baseline = relative_residual(a[shuffled] @ procrustes(a[shuffled], b), b)
-    return Alignment(rotation, relative_residual(a, b), relative_residual(a @ rotation, b), baseline)
+    rotation, residual = procrustes(a, b)
+    _, shuffled = procrustes(a[np.random.default_rng(seed).permutation(len(a))], b)
+    return Alignment(rotation, relative_residual(a, b), residual, shuffled)

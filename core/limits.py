@@ -69,3 +69,4 @@ MAP_ITERATIONS_RANGE = (50, 2_000)  # t-SNE iterations after early exaggeration;
 MAX_AXIS_WORDS = 20                 # words on one end of a semantic axis
 MAX_ANALOGY_ANSWERS = 50
 MAX_COMPARED_TOKENS = 2_000         # tokens whose neighbour lists are compared between two tables
+MAP_TIME_LIMIT_S = 600              # a map running longer is stopped (10,000 points take ~1 minute here)

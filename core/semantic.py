@@ -1,7 +1,7 @@
 """Directions named by words: semantic axes (man → woman) and analogies (king − man + woman).
 
 Every score is a cosine with the table's rows, computed as one product of the table with a few
-vectors (V, d) @ (d, m) and the cached row norms: on GloVe's 400,000 rows a whole axis or
+vectors (V, d) @ (d, m) and the cached inverse row lengths: on GloVe's 400,000 rows a whole axis or
 analogy costs about one matrix-vector product.
 """
 from __future__ import annotations
@@ -23,15 +23,22 @@ def table_products(weight: np.ndarray, vectors: np.ndarray) -> np.ndarray:
     return parts[0] if len(parts) == 1 else np.concatenate(parts)
 
 
-def table_cosines(weight: np.ndarray, norms: np.ndarray, vectors: np.ndarray) -> np.ndarray:
-    """cos(v, row) for each unit vector v and every row: (V, d), (V,), (d, m) unit columns -> (m, V)
-    float32, one contiguous row per vector. Rows of length zero get NaN (cosine undefined)."""
-    cosines = np.ascontiguousarray(table_products(weight, vectors).T)      # (m, V): fast column passes
-    with np.errstate(divide="ignore"):
-        inverse = np.float32(1.0) / norms.astype(np.float32)
-    inverse[norms == 0] = np.nan
+def table_cosines(weight: np.ndarray, inverse: np.ndarray, vectors: np.ndarray) -> np.ndarray:
+    """cos(v, row) for each unit vector v and every row: (V, d), (V,) inverse row lengths
+    (`inverse_norms`), (d, m) unit columns -> (m, V) float32, one contiguous row per vector.
+    Rows of length zero get NaN (cosine undefined)."""
+    cosines = np.ascontiguousarray(table_products(weight, vectors).T)      # (m, V): fast row passes
     cosines *= inverse
     return cosines
+
+
+def inverse_norms(norms: np.ndarray) -> np.ndarray:
+    """(V,) row lengths -> (V,) float32 1/|row|, NaN for a zero row: a product with it is then
+    NaN, "undefined", with no separate pass. Computed once per table (ui.cached)."""
+    norms = norms.astype(np.float32)
+    inverse = np.full_like(norms, np.nan)
+    np.divide(np.float32(1.0), norms, out=inverse, where=norms > 0)
+    return inverse
 
 
 def unit_mean(weight: np.ndarray, rows: list[int]) -> np.ndarray:
@@ -67,9 +74,10 @@ def axes_cosine(x: Axis, y: Axis) -> float:
     return float(np.clip(x.direction @ y.direction, -1.0, 1.0))
 
 
-def project_on_axes(weight: np.ndarray, norms: np.ndarray, axes: list[Axis]) -> np.ndarray:
-    """(V, d) -> (len(axes), V): each row's cosine with each axis direction (NaN for zero rows)."""
-    return table_cosines(weight, norms, np.stack([a.direction for a in axes], axis=1))
+def project_on_axes(weight: np.ndarray, inverse: np.ndarray, axes: list[Axis]) -> np.ndarray:
+    """(V, d), (V,) inverse row lengths -> (len(axes), V): each row's cosine with each axis
+    direction (NaN for zero rows)."""
+    return table_cosines(weight, inverse, np.stack([a.direction for a in axes], axis=1))
 
 
 @dataclass(frozen=True)
@@ -90,7 +98,7 @@ class Analogy:
 METHODS = ("3CosAdd", "3CosMul")
 
 
-def analogy_scores(weight: np.ndarray, norms: np.ndarray, a: int, b: int, c: int) -> dict[str, np.ndarray]:
+def analogy_scores(weight: np.ndarray, inverse: np.ndarray, a: int, b: int, c: int) -> dict[str, np.ndarray]:
     """a − b + c ("king − man + woman") -> {method: (V,) score of every row}, from one product
     of the table with the three unit vectors.
 
@@ -107,7 +115,7 @@ def analogy_scores(weight: np.ndarray, norms: np.ndarray, a: int, b: int, c: int
         units.append(vector / length)
     target = units[0] - units[1] + units[2]
     target_length = float(np.linalg.norm(target))
-    cos_a, cos_b, cos_c = table_cosines(weight, norms, np.stack(units, axis=1))     # 3 × (V,)
+    cos_a, cos_b, cos_c = table_cosines(weight, inverse, np.stack(units, axis=1))     # 3 × (V,)
     add = cos_a - cos_b
     add += cos_c
     add *= np.float32(1.0 / target_length) if target_length > 0 else np.float32(0.0)
@@ -120,24 +128,22 @@ def analogy_scores(weight: np.ndarray, norms: np.ndarray, a: int, b: int, c: int
     return {"3CosAdd": add, "3CosMul": mul}
 
 
-def _answers(scores: np.ndarray, k: int, expected: int | None) -> Answers:
-    best = top_k(scores, k)
-    if expected is None:
+def _answers(scores: np.ndarray, k: int, expected: int | None, banned: tuple[int, ...] = ()) -> Answers:
+    """The k best rows other than `banned`, and the expected row's rank among the rows allowed."""
+    best = [row for row in top_k(scores, k + len(banned)).tolist() if row not in banned][:k]
+    best = np.array(best, dtype=np.int64)
+    if expected is None or expected in banned or not np.isfinite(scores[expected]):
         return Answers(best, scores[best], None, None)
     value = scores[expected]
-    rank = int(np.count_nonzero(scores > value)) + 1 if np.isfinite(value) else None
-    return Answers(best, scores[best], rank, float(value) if np.isfinite(value) else None)
+    rank = int(np.count_nonzero(scores > value)) + 1 - sum(bool(scores[row] > value) for row in banned)
+    return Answers(best, scores[best], rank, float(value))
 
 
-def analogy(weight: np.ndarray, norms: np.ndarray, a: int, b: int, c: int, k: int = 10,
+def analogy(weight: np.ndarray, inverse: np.ndarray, a: int, b: int, c: int, k: int = 10,
             expected: int | None = None) -> list[Analogy]:
     """The top k answers to a − b + c by 3CosAdd and 3CosMul, with the inputs excluded (the usual
-    benchmark code) and included (often the answer is then an input, e.g. "king")."""
-    results = []
-    for method, scores in analogy_scores(weight, norms, a, b, c).items():
-        included = _answers(scores, k, expected)
-        scores = scores.copy()
-        scores[[a, b, c]] = -np.inf
-        excluded = _answers(scores, k, None if expected in (a, b, c) else expected)
-        results.append(Analogy(method, excluded, included))
-    return results
+    benchmark code) and included (often the answer is then an input, e.g. "king"). `inverse`:
+    the table's inverse row lengths (inverse_norms)."""
+    inputs = tuple(dict.fromkeys((a, b, c)))
+    return [Analogy(method, _answers(scores, k, expected, inputs), _answers(scores, k, expected))
+            for method, scores in analogy_scores(weight, inverse, a, b, c).items()]

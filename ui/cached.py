@@ -110,6 +110,20 @@ def cached_norms(table: EmbeddingTable) -> np.ndarray:
     return _norms_by_key(table.key, table.weight)
 
 
+@st.cache_resource(show_spinner=False, max_entries=16)
+def _inverse_norms_by_key(key: str, _norms: np.ndarray) -> np.ndarray:
+    from core.semantic import inverse_norms
+
+    inverse = inverse_norms(_norms)
+    inverse.flags.writeable = False
+    return inverse
+
+
+def cached_inverse_norms(table: EmbeddingTable) -> np.ndarray:
+    """(V,) float32 1/|row| (NaN for a zero row), cached per table content: axes and analogies."""
+    return _inverse_norms_by_key(table.key, cached_norms(table))
+
+
 @st.cache_data(show_spinner=False, max_entries=64)
 def _id_gap_by_key(key: str, _weight: np.ndarray, _ids: np.ndarray, _norms: np.ndarray) -> float:
     from core.id_gap import id_gap_correlation
@@ -201,11 +215,11 @@ def map_results():
 
 @st.cache_resource(show_spinner=False)
 def map_worker():
-    """One map at a time per server: t-SNE and UMAP keep a core busy for seconds to a minute, and
-    a second visitor's map waits instead of halving everyone's speed."""
-    import threading
+    """The server's map maker: a child process (t-SNE's and UMAP's libraries never enter the
+    server), one map at a time, so a second visitor's map waits instead of halving everyone's speed."""
+    from core.map_worker import MapWorker
 
-    return threading.Lock()
+    return MapWorker()
 
 
 def rows_digest(rows: np.ndarray) -> str:
@@ -284,3 +298,32 @@ def _alignment_by_keys(key_a: str, key_b: str, _a: EmbeddingTable, _b: Embedding
 
 def alignment(a: EmbeddingTable, b: EmbeddingTable):
     return _alignment_by_keys(a.key, b.key, a, b)
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def _analogy_by_key(key: str, _table: EmbeddingTable, a: int, b: int, c: int, k: int, expected: int | None):
+    from core.semantic import analogy
+
+    return analogy(_table.weight, cached_inverse_norms(_table), a, b, c, k, expected)
+
+
+def analogy_answers(table: EmbeddingTable, a: int, b: int, c: int, k: int, expected: int | None):
+    """a − b + c on a table: [core.semantic.Analogy] for 3CosAdd and 3CosMul (small: top k only)."""
+    return _analogy_by_key(table.key, table, a, b, c, k, expected)
+
+
+@st.cache_resource(show_spinner=False, max_entries=4)
+def _axes_by_key(key: str, _table: EmbeddingTable, ends: tuple[tuple[int, ...], ...]):
+    """(x axis, y axis, (2, V) cosines of every row), read-only."""
+    from core.semantic import axis, project_on_axes
+
+    x_from, x_to, y_from, y_to = (list(rows) for rows in ends)
+    axes = [axis(_table.weight, x_from, x_to, "x"), axis(_table.weight, y_from, y_to, "y")]
+    coords = project_on_axes(_table.weight, cached_inverse_norms(_table), axes)
+    coords.flags.writeable = False
+    return axes[0], axes[1], coords
+
+
+def semantic_axes(table: EmbeddingTable, x_from, x_to, y_from, y_to):
+    """Two word-defined axes and every row's cosine with each. Raises ValueError (core.semantic.axis)."""
+    return _axes_by_key(table.key, table, (tuple(x_from), tuple(x_to), tuple(y_from), tuple(y_to)))

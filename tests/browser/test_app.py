@@ -18,7 +18,8 @@ if not chromium_available():
         raise RuntimeError("CI must run the browser tests: install Debian's chromium (apt-get install -y chromium)")
     pytest.skip("Debian's chromium is not installed", allow_module_level=True)
 
-PAGES = {"home": 0, "lookup": 4, "geometry": 5, "attention": 4, "models": 0, "training": 5}
+PAGES = {"home": 0, "lookup": 4, "geometry": 5, "maps": 0, "directions": 1, "compare": 1, "attention": 4,
+         "models": 0, "training": 5}
 
 
 @pytest.fixture(scope="module")
@@ -54,7 +55,8 @@ def test_every_page_on_a_toy_table(server, page, name):
 @pytest.mark.parametrize("table, name, plots", [
     ("minilm", "lookup", 4), ("minilm", "geometry", 5), ("minilm", "models", 4),
     ("smollm2", "models", 2), ("smollm2", "geometry", 5), ("glove-50d", "geometry", 5),
-    ("smollm2", "home", 0), ("minilm", "attention", 4),
+    ("smollm2", "home", 0), ("minilm", "attention", 4), ("glove-50d", "directions", 1),
+    ("smollm2", "compare", 2), ("minilm", "maps", 0),
 ])
 def test_pages_on_pretrained_tables(server, page, table, name, plots):
     open_and_check(page, page_url(server, name, f"table={table}"), plots, f"{table}-{name}")

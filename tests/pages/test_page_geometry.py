@@ -72,3 +72,20 @@ def test_words_shown_as_other_pieces_are_named():
     assert said and "queen → 'Queen'" in said[0]
     spaced = [c for c in texts(at.caption) if "Inside a sentence" in c]
     assert spaced and "cat → 'Ġcat' (id 2644)" in spaced[0]
+
+
+def test_the_searched_token_is_marked_on_every_plot():
+    at = open_page("geometry", table="seed004", tokens="dog is", query="cat", dims="3")
+    assert_clean(at)
+    figures = [figure(at, i) for i in range(len(at.get("plotly_chart")))]
+    names = [[trace.get("name") for trace in fig["data"]] for fig in figures]
+    pca, arrows, id_gap, norms = figures[0], figures[1], figures[2], figures[-1]
+    searched, = [t for t in pca["data"] if t.get("name") == "searched"]
+    chosen, = [t for t in pca["data"] if t.get("name") == "chosen"]
+    assert searched["type"] == "scatter3d" and searched["marker"]["size"] > chosen["marker"]["size"]
+    assert searched["text"] == ["cat"]
+    assert any(a.get("text") == "★ cat" for a in arrows["layout"]["annotations"]), names[1]
+    pairs, = [t for t in id_gap["data"] if t.get("name") == "searched token's pairs"]
+    assert sorted(pairs["customdata"]) == ["cat–dog", "cat–is"]
+    assert "searched" in [t.get("name") for t in norms["data"]]
+    assert any(a.get("text") == "cat" for a in norms["layout"]["annotations"])

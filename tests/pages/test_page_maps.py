@@ -26,6 +26,7 @@ def test_a_tsne_map_is_drawn_on_request_then_shared_and_measured():
     at = open_page("maps", table="seed001-lab", perplexity="3", iters="100")
     assert_clean(at)
     assert not at.get("plotly_chart")              # nothing computed before the button
+    assert "Press **Draw the t-SNE map of 6 points**" in texts(at.info)[0]
     draw(at)
     fig = figure(at, 0)
     assert fig["layout"]["xaxis"]["title"]["text"] == "t-SNE 1"
@@ -58,10 +59,10 @@ def test_settings_live_in_the_url():
 
 
 def test_a_large_table_is_mapped_as_a_stated_sample():
-    at = open_page("maps", table="glove-50d", n="1500")
+    at = open_page("maps", table="glove-50d", n="1500", seed="11")
     assert_clean(at)
     said = " ".join(texts(at.caption))
-    assert "a seeded random sample of N = 1,500 of 400,000 rows (seed 0)" in said
+    assert "a seeded random sample of N = 1,500 of 400,000 rows (seed 11)" in said    # the link's seed, first run
     assert "Draw the t-SNE map of 1,50" in at.button(key="maps_draw").label
     at.radio(key="maps_set").set_value("neighbourhoods").run()
     assert "each one's 50 nearest rows by cosine" in " ".join(texts(at.caption))

@@ -10,6 +10,7 @@ from core.alignment import (
     align,
     neighbour_overlap,
     procrustes,
+    relative_residual,
     shared_words,
     standardised,
     word_of,
@@ -22,8 +23,8 @@ def test_procrustes_recovers_a_known_rotation_of_a_table():
 
     table = np.asarray(load_table("glove-50d").weight[:20_000], dtype=np.float64)
     rotation = ortho_group.rvs(50, random_state=7)
-    found = procrustes(table, table @ rotation)
-    assert np.abs(found - rotation).max() < 1e-6
+    found, residual = procrustes(table, table @ rotation)
+    assert np.abs(found - rotation).max() < 1e-6 and residual < 1e-6
     reference, _ = orthogonal_procrustes(table, table @ rotation)
     assert np.abs(found - reference).max() < 1e-9
 
@@ -33,6 +34,7 @@ def test_align_reports_before_after_and_shuffled():
     a = standardised(rng.normal(size=(500, 8)))
     b = standardised(a @ ortho_group.rvs(8, random_state=1) + 0.1 * rng.normal(size=(500, 8)))
     result = align(a, b)
+    assert result.residual == pytest.approx(relative_residual(a @ result.rotation, b), rel=1e-9)
     assert result.residual < 0.35 < 1.2 < result.before   # noise 0.1 per column of std ≈ 0.35: ≈ 0.28 left
     assert result.shuffled > 0.9                      # a random pairing explains little
     with pytest.raises(ValueError, match="needs more than 8 shared words"):

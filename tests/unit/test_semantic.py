@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from core.geometry import row_norms
-from core.semantic import COSMUL_EPSILON, analogy, axes_cosine, axis, project_on_axes
+from core.semantic import COSMUL_EPSILON, analogy, axes_cosine, axis, inverse_norms, project_on_axes
 
 
 def brute_force_scores(weight: np.ndarray, a: int, b: int, c: int) -> dict[str, list[float]]:
@@ -32,7 +32,7 @@ def test_analogy_equals_a_brute_force_loop(seed):
     weight = np.random.default_rng(seed).normal(size=(300, 12)).astype(np.float32)
     a, b, c, expected = 5, 17, 42, 99
     reference = brute_force_scores(weight, a, b, c)
-    for result in analogy(weight, row_norms(weight), a, b, c, k=8, expected=expected):
+    for result in analogy(weight, inverse_norms(row_norms(weight)), a, b, c, k=8, expected=expected):
         scores = reference[result.method]
         assert result.included.rows.tolist() == brute_force_top(scores, 8)
         assert result.excluded.rows.tolist() == brute_force_top(scores, 8, banned={a, b, c})
@@ -47,7 +47,7 @@ def test_king_minus_man_plus_woman_on_glove():
 
     table = load_table("glove-50d")
     row = table.row_of_token
-    results = {r.method: r for r in analogy(table.weight, row_norms(table.weight), row("king"), row("man"),
+    results = {r.method: r for r in analogy(table.weight, inverse_norms(row_norms(table.weight)), row("king"), row("man"),
                                             row("woman"), k=5, expected=row("queen"))}
     for result in results.values():
         assert table.tokens[result.excluded.rows[0]] == "queen" and result.excluded.expected_rank == 1
@@ -59,7 +59,7 @@ def test_king_minus_man_plus_woman_on_glove():
 def test_a_float16_table_gives_the_float32_answers():
     weight = np.random.default_rng(3).normal(size=(500, 16)).astype(np.float16)
     as32 = weight.astype(np.float32)
-    for half, full in zip(analogy(weight, row_norms(weight), 1, 2, 3, 5), analogy(as32, row_norms(as32), 1, 2, 3, 5)):
+    for half, full in zip(analogy(weight, inverse_norms(row_norms(weight)), 1, 2, 3, 5), analogy(as32, inverse_norms(row_norms(as32)), 1, 2, 3, 5)):
         assert half.excluded.rows.tolist() == full.excluded.rows.tolist()
 
 
@@ -70,7 +70,7 @@ def test_axes_project_every_row_by_cosine():
     unit = lambda v: v / np.linalg.norm(v)   # noqa: E731
     direction = unit(unit(weight[2]) - (unit(weight[0]) + unit(weight[1])) / 2)
     np.testing.assert_allclose(x.direction, direction)
-    coords = project_on_axes(weight, row_norms(weight), [x, y])
+    coords = project_on_axes(weight, inverse_norms(row_norms(weight)), [x, y])
     expected = [float(unit(r) @ direction) for r in np.delete(weight, 7, axis=0)]
     np.testing.assert_allclose(np.delete(coords[0], 7), expected, rtol=1e-5, atol=1e-6)
     assert np.isnan(coords[:, 7]).all()                # a zero row has no cosine

@@ -1,0 +1,106 @@
+"""Maps are made in a child process: t-SNE and UMAP bring numba, LLVM, umap-learn, openTSNE and
+scikit-learn (~250 MB resident, measured) that would otherwise stay in the server for good.
+
+One child per server, started on first use, makes one map at a time, reports progress through
+a pipe, and exits after IDLE_SECONDS without work, giving all of it back. A map that runs past
+its time limit is stopped with the child; a child that dies takes no session with it.
+"""
+from __future__ import annotations
+
+import multiprocessing
+import threading
+import time
+from typing import Callable
+
+import numpy as np
+
+from core.limits import MAP_TIME_LIMIT_S
+from core.maps import MapResult, MapSettings
+
+IDLE_SECONDS = 120.0        # a child with no work for this long exits (the next map starts another)
+Report = Callable[[float, str], None]
+
+
+def _serve(connection, idle_seconds: float) -> None:
+    """The child: make the maps it is sent until none comes for idle_seconds."""
+    from core.maps import map_with_trust
+
+    while connection.poll(idle_seconds):
+        try:
+            points, settings = connection.recv()
+        except EOFError:
+            return
+        try:
+            result = map_with_trust(points, settings, lambda done, what: connection.send(("progress", (done, what))))
+            connection.send(("done", result))
+        except ValueError as error:          # the user's settings or data: said to the user
+            connection.send(("refused", str(error)))
+        except Exception as error:           # a library failing: logged by the server
+            connection.send(("failed", f"{type(error).__name__}: {error}"))
+
+
+class MapWorker:
+    """The server's map maker (thread-safe: one map at a time, others wait on `make`)."""
+
+    def __init__(self, idle_seconds: float = IDLE_SECONDS, time_limit: float = MAP_TIME_LIMIT_S) -> None:
+        self._idle_seconds, self._time_limit = idle_seconds, time_limit
+        self._lock = threading.Lock()
+        self._process = None
+        self._connection = None
+
+    def busy(self) -> bool:
+        return self._lock.locked()
+
+    @property
+    def child_pid(self) -> int | None:
+        process = self._process
+        return process.pid if process is not None and process.is_alive() else None
+
+    def make(self, points: np.ndarray, settings: MapSettings, report: Report = lambda done, what: None) -> MapResult:
+        """points (n, d) -> MapResult. ValueError for settings or data that cannot be mapped, for a map
+        past the time limit, or when the child failed (RuntimeError carries the library's words)."""
+        with self._lock:
+            for attempt in range(2):        # a child that exited idle just as we asked: start another
+                self._start()
+                try:
+                    self._connection.send((np.ascontiguousarray(points, dtype=np.float32), settings))
+                    return self._wait(report)
+                except (EOFError, BrokenPipeError, ConnectionResetError):
+                    self.stop()
+                    if attempt:
+                        raise RuntimeError("the map's worker process ended unexpectedly") from None
+        raise AssertionError("unreachable")
+
+    def _wait(self, report: Report) -> MapResult:
+        deadline = time.monotonic() + self._time_limit
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0 or not self._connection.poll(left):
+                self.stop()
+                raise ValueError(f"the map took longer than {self._time_limit:.0f} s and was stopped: "
+                                 "map fewer points or use fewer iterations")
+            kind, payload = self._connection.recv()
+            if kind == "progress":
+                report(*payload)
+            elif kind == "done":
+                return payload
+            elif kind == "refused":
+                raise ValueError(payload)
+            else:
+                raise RuntimeError(payload)
+
+    def _start(self) -> None:
+        if self._process is not None and self._process.is_alive():
+            return
+        context = multiprocessing.get_context("spawn")     # a fresh interpreter: no copy of the server
+        self._connection, child_end = context.Pipe()
+        self._process = context.Process(target=_serve, args=(child_end, self._idle_seconds), daemon=True,
+                                        name="embedding-lens-maps")
+        self._process.start()
+        child_end.close()
+
+    def stop(self) -> None:
+        if self._process is not None:
+            self._process.kill()
+            self._process.join(timeout=10)
+        self._process = self._connection = None

@@ -1,0 +1,69 @@
+"""Maps made in the worker process: the same map as in-process, progress heard, limits kept, and
+t-SNE's and UMAP's libraries never loaded into the calling process."""
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+
+from core.map_worker import MapWorker
+from core.maps import MapSettings, map_with_trust
+from helpers import ROOT
+
+
+def clusters() -> np.ndarray:
+    rng = np.random.default_rng(0)
+    return np.concatenate([c + rng.normal(size=(60, 8)) for c in (0, 6, 12)]).astype(np.float32)
+
+
+@pytest.fixture(scope="module")
+def worker():
+    instance = MapWorker(idle_seconds=30)
+    yield instance
+    instance.stop()
+
+
+def test_the_worker_makes_the_in_process_map_and_reports_progress(worker):
+    settings = MapSettings(method="UMAP", neighbours=10, iterations=100)
+    heard = []
+    result = worker.make(clusters(), settings, lambda done, what: heard.append(done))
+    assert np.array_equal(result.embedded, map_with_trust(clusters(), settings).embedded)
+    assert heard and heard[-1] == 1.0 and heard == sorted(heard)
+
+
+def test_bad_settings_come_back_as_messages(worker):
+    with pytest.raises(ValueError, match="perplexity 30 is not below"):
+        worker.make(clusters()[:8], MapSettings())
+    assert worker.make(clusters(), MapSettings(perplexity=10, iterations=50)).embedded.shape == (180, 2)
+
+
+def test_a_map_past_its_time_limit_is_stopped():
+    slow = MapWorker(time_limit=0.5)
+    with pytest.raises(ValueError, match="took longer than 0 s and was stopped"):
+        slow.make(clusters(), MapSettings(method="UMAP", neighbours=10, iterations=2000))
+    assert slow.child_pid is None
+
+
+def test_an_idle_worker_exits_and_the_next_map_starts_another():
+    short = MapWorker(idle_seconds=1)
+    try:
+        short.make(clusters(), MapSettings(perplexity=10, iterations=50))
+        first = short.child_pid
+        time.sleep(3)
+        assert short.child_pid is None
+        short.make(clusters(), MapSettings(perplexity=10, iterations=50))
+        assert short.child_pid not in (None, first)
+    finally:
+        short.stop()
+
+
+def test_the_calling_process_never_imports_the_map_libraries():
+    code = ("import sys, numpy as np; from core.map_worker import MapWorker; from core.maps import MapSettings; "
+            "w = MapWorker(); w.make(np.random.default_rng(0).normal(size=(40, 5)).astype('float32'), "
+            "MapSettings(method='UMAP', neighbours=5, iterations=50)); w.stop(); "
+            "print(sorted(m for m in ('umap', 'numba', 'openTSNE', 'sklearn', 'pynndescent') if m in sys.modules))")
+    output = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
+    assert output.stdout.strip() == "[]"
