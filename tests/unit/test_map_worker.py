@@ -8,10 +8,10 @@ import time
 
 import numpy as np
 import pytest
+from helpers import ROOT
 
 from core.map_worker import MapWorker
 from core.maps import MapSettings, map_with_trust
-from helpers import ROOT
 
 
 def clusters() -> np.ndarray:

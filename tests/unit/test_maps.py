@@ -6,7 +6,14 @@ import pytest
 
 from core.geometry import nearest, row_norms
 from core.knn import trustworthiness
-from core.maps import MapSettings, check_settings, make_map, map_with_trust, neighbourhood_rows, sample_rows
+from core.maps import (
+    MapSettings,
+    check_settings,
+    make_map,
+    map_with_trust,
+    neighbourhood_rows,
+    sample_rows,
+)
 
 
 def clusters(n: int = 240, d: int = 16, seed: int = 0) -> np.ndarray:

@@ -5,7 +5,14 @@ import numpy as np
 import pytest
 
 from core.geometry import row_norms
-from core.semantic import COSMUL_EPSILON, analogy, axes_cosine, axis, inverse_norms, project_on_axes
+from core.semantic import (
+    COSMUL_EPSILON,
+    analogy,
+    axes_cosine,
+    axis,
+    inverse_norms,
+    project_on_axes,
+)
 
 
 def brute_force_scores(weight: np.ndarray, a: int, b: int, c: int) -> dict[str, list[float]]:
