@@ -133,9 +133,12 @@ def _tsne(points: np.ndarray, neighbours: Neighbours, settings: MapSettings, rep
         return callback
 
     every = max(10, total // 40)
+    # openTSNE's "auto" rate is n / exaggeration; on a few points it is so small that Barnes–Hut
+    # shrinks the map to ~1e-52 (seen on the 6-row lab table): at least 50, as scikit-learn does
     embedding = embedding.optimize(EARLY_EXAGGERATION_ITERATIONS, exaggeration=12, momentum=0.5,
+                                   learning_rate=max(len(points) / 12, 50.0),
                                    callbacks=progress(0, "early exaggeration"), callbacks_every_iters=every)
-    embedding = embedding.optimize(settings.iterations, momentum=0.8,
+    embedding = embedding.optimize(settings.iterations, momentum=0.8, learning_rate=max(len(points), 50.0),
                                    callbacks=progress(EARLY_EXAGGERATION_ITERATIONS, "main phase"),
                                    callbacks_every_iters=every)
     return np.asarray(embedding)

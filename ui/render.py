@@ -128,10 +128,24 @@ def show_frame(frame, **kwargs) -> None:
     presentation CSS can enlarge (the grid draws on a canvas that CSS cannot reach)."""
     rows = len(frame.data if hasattr(frame, "data") else frame)
     if presenting() and rows <= MAX_PROJECTED_ROWS:
-        styler = frame if hasattr(frame, "hide") else frame.style
+        styler = literal_table(frame)
         st.table(styler.hide(axis="index") if kwargs.get("hide_index") else styler)
         return
     st.dataframe(frame, **kwargs)
+
+
+def literal_table(frame):
+    """A Styler of the frame (or of a Styler's data, its styles kept) whose text shows as text:
+    st.table renders every cell and header as Markdown, so a token like '[x](http://…)' would
+    become a link there (st.dataframe draws plain text). Numbers show 3 decimals."""
+    data, styles = (frame.data, frame.export()) if hasattr(frame, "export") else (frame, None)
+    literal = data.copy()
+    for column in literal.columns:
+        if not pd.api.types.is_numeric_dtype(literal[column]):     # object, or pandas' own string type
+            literal[column] = [md(v) if isinstance(v, str) else v for v in literal[column]]
+    literal.columns = [md(c) for c in literal.columns]
+    styler = literal.style.format(precision=3)      # the pages' own number format (a Styler's is not exported)
+    return styler.use(styles) if styles else styler
 
 
 def show_note(note) -> None:

@@ -141,6 +141,17 @@ def test_uploaded_tokens_are_text_everywhere(public, page, tmp_path):
         wait_until_idle(page, 3)
         assert_safe(page, f"upload-{name.lower()}")
         assert_plots_show_tokens_as_text(page)
+    # presentation mode draws short tables with st.table, which renders Markdown in every cell
+    page.locator('[data-testid="stSidebar"]').get_by_text("Display", exact=True).click()
+    page.locator('[data-testid="stSidebar"]').get_by_text("Presentation mode", exact=True).click()
+    wait_until_idle(page)
+    for name, tables in (("Lookup", 2), ("Geometry", 2), ("Axes & analogies", 4)):
+        # the sidebar slides away when presenting: its links are clicked where they are
+        page.locator('[data-testid="stSidebarNav"]').get_by_text(name, exact=True).dispatch_event("click")
+        wait_until_idle(page, 1)
+        assert page.locator('[data-testid="stTable"]').count() >= tables, name
+        found = assert_safe(page, f"upload-present-{name.split()[0].lower()}")
+        assert "**bold**" in found["text"], name
 
 
 def assert_plots_show_tokens_as_text(page) -> None:

@@ -89,3 +89,12 @@ def test_neighbourhoods_are_the_centres_and_their_nearest_rows():
     rows = neighbourhood_rows(weight, norms, [0, 150], 12)
     expected = {0, 150} | {r for c in (0, 150) for r, _ in nearest(weight, c, 12, norms=norms)}
     assert set(rows.tolist()) == expected
+
+
+@pytest.mark.parametrize("method", ["t-SNE", "UMAP"])
+def test_a_six_row_table_is_spread_out_not_collapsed(method):
+    from core.toy_tables import toy_table
+
+    weight = np.asarray(toy_table("seed001-lab").weight, dtype=np.float32)
+    embedded = make_map(weight, MapSettings(method=method, perplexity=2, neighbours=4))
+    assert np.ptp(embedded, axis=0).min() > 0.5          # openTSNE's own rate gave a map ~1e-52 wide
