@@ -65,6 +65,8 @@ def test_labels_of_close_tokens_step_apart():
     offsets = label_offsets(points, -22, reach=10.0)
     assert len(set(offsets[:3])) == 3                     # three near points: three places
     assert offsets[3] == (0, -22)                          # a far point keeps the usual place
+    side_by_side = label_offsets(np.array([[0.0, 0.0], [1.2, 0.0]]), -22, reach=10.0)
+    assert side_by_side[0] != side_by_side[1]              # 12 % apart across: wide labels would touch
 
 
 def test_animation_labels_of_close_points_go_different_ways():
