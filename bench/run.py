@@ -1,7 +1,8 @@
 """Embedding Lens benchmarks: one table, every figure a ratio against a reference in the same run.
 
-    .venv/bin/python bench/run.py            # everything (about 5 minutes on 2 cores)
-    .venv/bin/python bench/run.py compute    # only the NumPy/PyTorch parts
+    .venv/bin/python bench/run.py            # everything (about 9 minutes on 2 cores)
+    .venv/bin/python bench/run.py compute    # only the NumPy/PyTorch parts (maps included)
+    .venv/bin/python bench/run.py maps       # only axes, analogies, Procrustes, UMAP and t-SNE
 Writes the table to stdout and to bench/results/latest.md.
 """
 from __future__ import annotations
