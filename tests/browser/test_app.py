@@ -55,8 +55,7 @@ def test_every_page_on_a_toy_table(server, page, name):
 @pytest.mark.parametrize("table, name, plots", [
     ("minilm", "lookup", 4), ("minilm", "geometry", 5), ("minilm", "models", 4),
     ("smollm2", "models", 2), ("smollm2", "geometry", 5), ("glove-50d", "geometry", 5),
-    ("smollm2", "home", 0), ("minilm", "attention", 4), ("glove-50d", "directions", 1),
-    ("smollm2", "compare", 2), ("minilm", "maps", 0),
+    ("smollm2", "home", 0), ("minilm", "attention", 4),     # Maps, Axes, Compare: test_map_pages.py
 ])
 def test_pages_on_pretrained_tables(server, page, table, name, plots):
     open_and_check(page, page_url(server, name, f"table={table}"), plots, f"{table}-{name}")

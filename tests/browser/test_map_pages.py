@@ -52,11 +52,11 @@ def draw_and_watch(page, label_start: str) -> bool:
 
 def test_a_tsne_map_with_progress_then_a_reload_shows_it_at_once(served, page):
     server, port = served
-    url = f"{server}/maps?table=minilm&n=3000&seed=11"
+    url = f"{server}/maps?table=minilm&n=1500&seed=11"
     page.goto(url)
     wait_until_idle(page, 0, timeout=120)
     assert page.locator(".js-plotly-plot").count() == 0
-    assert draw_and_watch(page, "Draw the t-SNE map of 3,00")
+    assert draw_and_watch(page, "Draw the t-SNE map of 1,50")
     drawn = figure_json(page)
     assert page.get_by_text("trustworthiness (k = 10)").count() >= 1
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
@@ -66,14 +66,14 @@ def test_a_tsne_map_with_progress_then_a_reload_shows_it_at_once(served, page):
     page.locator(".js-plotly-plot").first.wait_for(timeout=60_000)
     wait_until_idle(page, 1, timeout=120)
     assert figure_json(page) == drawn                        # the same map, nothing pressed
-    assert "seed=11" in page.url and "n=3000" in page.url, (before_reload, page.url)
+    assert "seed=11" in page.url and "n=1500" in page.url, (before_reload, page.url)
     assert page.locator('[data-testid="stException"]').count() == 0
     assert "Traceback" not in server_log(port)
 
 
 def test_two_visitors_at_once_get_one_map(served, browser):
     server, port = served
-    url = f"{server}/maps?table=minilm&n=2500&seed=12&method=UMAP"
+    url = f"{server}/maps?table=minilm&n=1000&seed=12"
     contexts = [browser.new_context(viewport={"width": 1400, "height": 2200}) for _ in range(2)]
     try:
         pages = [context.new_page() for context in contexts]
@@ -81,7 +81,7 @@ def test_two_visitors_at_once_get_one_map(served, browser):
             page.goto(url)
             wait_until_idle(page, 0, timeout=120)
         for page in pages:                                    # both press before either is done
-            page.get_by_role("button", name=re.compile("Draw the UMAP map")).click()
+            page.get_by_role("button", name=re.compile("Draw the t-SNE map")).click()
         for page in pages:
             page.locator(".js-plotly-plot").first.wait_for(timeout=240_000)
             wait_until_idle(page, 1, timeout=240)

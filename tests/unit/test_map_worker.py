@@ -27,7 +27,7 @@ def worker():
 
 
 def test_the_worker_makes_the_in_process_map_and_reports_progress(worker):
-    settings = MapSettings(method="UMAP", neighbours=10, iterations=100)
+    settings = MapSettings(perplexity=10, iterations=100)     # UMAP through the worker: the last test
     heard = []
     result = worker.make(clusters(), settings, lambda done, what: heard.append(done))
     assert np.array_equal(result.embedded, map_with_trust(clusters(), settings).embedded)
