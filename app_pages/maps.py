@@ -84,7 +84,7 @@ def map_settings(points: int) -> MapSettings:
     low, high = PERPLEXITY_RANGE
     perplexity = state.kept_widget(c1.number_input, "Perplexity (t-SNE)", "maps_perplexity",
                                    float(max(low, min(30, (points - 2) // 3))), query="perplexity",
-                                   parse=_parse_float_in(low, high), min_value=float(low), max_value=float(high),
+                                   parse=state.parse_float_in(low, high), min_value=float(low), max_value=float(high),
                                    step=5.0, disabled=method != "t-SNE",
                                    help="About how many neighbours each point attends to. Below the number of points.")
     low, high = MAP_NEIGHBOURS_RANGE
@@ -94,7 +94,7 @@ def map_settings(points: int) -> MapSettings:
                                    help="UMAP's n_neighbors (the point itself counted): small = local detail, "
                                         "large = global shape.")
     min_dist = state.kept_widget(c2.number_input, "min_dist (UMAP)", "maps_min_dist", 0.1, query="min_dist",
-                                 parse=_parse_float_in(0.0, 1.0), min_value=0.0, max_value=1.0, step=0.05,
+                                 parse=state.parse_float_in(0.0, 1.0), min_value=0.0, max_value=1.0, step=0.05,
                                  disabled=method != "UMAP", help="How tightly UMAP may pack points together.")
     low, high = MAP_ITERATIONS_RANGE
     iterations = state.kept_widget(c3.number_input, "Iterations", "maps_iterations", 500, query="iters",
@@ -106,18 +106,6 @@ def map_settings(points: int) -> MapSettings:
     return MapSettings(method=method, dims=int(dims), metric=metric, perplexity=float(perplexity),
                        neighbours=int(neighbours), min_dist=float(min_dist), iterations=int(iterations),
                        seed=int(seed))
-
-
-def _parse_float_in(low: float, high: float):
-    def parse(raw: str) -> float:
-        try:
-            value = float(raw)
-        except ValueError:
-            raise ValueError(f"{raw[:40]!r} is not a number") from None
-        if not low <= value <= high:
-            raise ValueError(f"{value:g} is outside {low:g}..{high:g}")
-        return value
-    return parse
 
 
 def stored_map(points: np.ndarray, settings: MapSettings):

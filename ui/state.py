@@ -84,6 +84,17 @@ def parse_int_in(low: int, high: int) -> Callable[[str], int]:
         return value
     return parse
 
+def parse_float_in(low: float, high: float) -> Callable[[str], float]:
+    def parse(raw: str) -> float:
+        try:
+            value = float(raw)
+        except ValueError:
+            raise ValueError(f"{raw[:40]!r} is not a number") from None
+        if not low <= value <= high:     # NaN fails here too
+            raise ValueError(f"{value:g} is outside {low:g}..{high:g}")
+        return value
+    return parse
+
 def parse_text(raw: str) -> str:
     if len(raw) > MAX_TEXT_CHARS:
         st.warning(f"The link's text had {len(raw):,} characters; the first {MAX_TEXT_CHARS:,} are used.")

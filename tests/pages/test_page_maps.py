@@ -100,3 +100,12 @@ def test_a_one_row_table_and_a_table_of_zeros_are_said():
         if message == "nothing to map":
             draw(at)
         assert any(message in e for e in texts(at.error)), json.dumps(texts(at.error))
+
+
+def test_tampered_map_settings_in_the_link_are_refused():
+    at = open_page("maps", table="seed004", perplexity="abc", min_dist="nan", iters="1e9", set="everything")
+    assert_clean(at)
+    said = " ".join(texts(at.warning))
+    for name in ("perplexity", "min_dist", "iters", "set"):
+        assert f"The link's '{name}' value was not used" in said, name
+    assert at.number_input(key="maps_min_dist").value == 0.1
