@@ -65,8 +65,6 @@ def rerun_rows(repeats: int) -> list[dict]:
         for page in pages:
             if page == "models" and table == "seed004":
                 continue
-            if page == "home" and table == "minilm":
-                text_values = None
             at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
             at.query_params["table"] = table
             at.switch_page(f"app_pages/{page}.py")
