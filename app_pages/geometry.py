@@ -137,7 +137,8 @@ def show_id_gap(rows: list[int], searched: list[int]) -> None:
     c2.metric(f"Spearman ρ, {pairs_text}", "undefined" if np.isnan(rho) else f"{rho:+.3f}")
     c3.metric("Pairs in the table", f"{table.vocab_size * (table.vocab_size - 1) // 2:,}")
     with_searched = chosen_pairs(table, searched, partners=rows)
-    fig = id_gap_scatter(sample.gaps, sample.cosines, chosen_gaps, chosen_cos, chosen_labels,
+    others = chosen_pairs(table, [r for r in rows if r not in searched])   # each pair drawn once
+    fig = id_gap_scatter(sample.gaps, sample.cosines, others.gaps, others.cosines, others.labels,
                          "Each point is a pair of tokens", sample_name="all pairs" if every_pair else "random pairs",
                          searched=(with_searched.gaps, with_searched.cosines, with_searched.labels))
     render.show_figure(fig, key="geo_idgap")

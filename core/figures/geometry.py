@@ -182,14 +182,15 @@ def id_gap_scatter(sample_gaps, sample_cosines, chosen_gaps, chosen_cosines, cho
                            name=sample_name, hovertemplate="gap %{x}, cos %{y:.3f}<extra></extra>"))
     if len(chosen_gaps):
         fig.add_trace(go.Scatter(x=chosen_gaps, y=chosen_cosines, mode="markers+text",
-                                 text=chosen_labels, textposition="top center", cliponaxis=False,
+                                 text=chosen_labels, textposition=_alternating(chosen_gaps), cliponaxis=False,
                                  marker=dict(size=11, color="#f97316", line=dict(color="black", width=1)),
                                  name="chosen pairs", textfont=dict(size=14, color="#111"),
                                  hovertemplate="%{text}: gap %{x}, cos %{y:.3f}<extra></extra>"))
     if searched is not None and len(searched[0]):
         gaps, cosines, labels = searched
-        fig.add_trace(go.Scatter(x=gaps, y=cosines, mode="markers", marker=SEARCHED_MARKER, customdata=labels,
-                                 name="searched token's pairs",
+        fig.add_trace(go.Scatter(x=gaps, y=cosines, mode="markers+text", marker=SEARCHED_MARKER, customdata=labels,
+                                 text=labels, textposition="bottom center", cliponaxis=False,   # chosen: above
+                                 textfont=dict(size=14, color="#111"), name="searched token's pairs",
                                  hovertemplate="%{customdata}: gap %{x}, cos %{y:.3f}<extra></extra>"))
         chosen_gaps = [*chosen_gaps, *gaps]
     widest = max([*np.asarray(sample_gaps, dtype=float).tolist(), *map(float, chosen_gaps), 1.0])
@@ -197,6 +198,16 @@ def id_gap_scatter(sample_gaps, sample_cosines, chosen_gaps, chosen_cosines, cho
     fig.update_yaxes(title="cosine similarity", range=[-1.08, 1.25])
     fig.update_layout(legend=dict(orientation="h", y=-0.2))
     return base_layout(fig, title, 420)
+
+
+def _alternating(xs) -> list[str]:
+    """Label positions above, then below, in order along x: neighbouring labels do not print over
+    each other (MiniLM's chosen pairs sit within a few hundred ids)."""
+    order = np.argsort(np.asarray(xs, dtype=float), kind="stable")
+    positions = [""] * len(order)
+    for rank, index in enumerate(order):
+        positions[index] = "top center" if rank % 2 == 0 else "bottom center"
+    return positions
 
 
 def norm_by_id_figure(ids, norms, tokens, title: str, kinds=None, hover=None, highlighted=()) -> go.Figure:
