@@ -23,9 +23,9 @@ for column, (title, page, text) in zip(stages, links):
 st.page_link("app_pages/training.py", label="Where do the numbers come from? → **Training**", icon="🏋️")
 beyond = st.columns(3)
 for column, (page, label, icon) in zip(beyond, [
-        ("app_pages/maps.py", "Beyond PCA → **Maps** (t-SNE, UMAP)", "🗺️"),
-        ("app_pages/directions.py", "Directions named by words → **Axes & analogies**", "🧭"),
-        ("app_pages/compare.py", "Two tables side by side → **Compare tables**", "⚖️")]):
+        ("app_pages/maps.py", "Beyond PCA → **Maps**", "🗺️"),
+        ("app_pages/directions.py", "Word directions → **Axes & analogies**", "🧭"),
+        ("app_pages/compare.py", "Two tables → **Compare tables**", "⚖️")]):
     column.page_link(page, label=label, icon=icon)
 
 st.subheader("Token id vs one-hot vs embedding vs contextual vector")
