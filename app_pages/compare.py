@@ -59,22 +59,21 @@ def show_overlap(other, shared) -> list[int]:
     missing = [w for w in typed if w not in index]
     if missing:
         render.warning_box(f"Not among the shared words: {', '.join(missing[:10])}.")
-    picked = [index[w] for w in typed if w in index]
+    picked = list(dict.fromkeys(index[w] for w in typed if w in index))
     sample = sample_rows(n, MAX_COMPARED_TOKENS, seed=0)
-    queries = tuple(int(q) for q in dict.fromkeys([*picked, *sample.tolist()]))
-    overlap = cached.neighbour_overlap(table, other, k, queries)
+    overall = cached.neighbour_overlap(table, other, k, tuple(sample.tolist()))   # the same for every visitor
     chance = chance_overlap(k, n)
-    in_sample = np.isin(overlap.queries, sample)
     c1, c2, c3 = st.columns(3)
     sampled = len(sample) < n
-    c1.metric(f"Mean overlap@{k}", f"{overlap.overlap[in_sample].mean():.3f}")
+    c1.metric(f"Mean overlap@{k}", f"{overall.mean:.3f}")
     c2.metric("By chance", f"{chance:.4f}")
     c3.metric("Words compared", f"{len(sample):,} of {n:,}" if sampled else f"{n:,}")
     st.caption(f"overlap@{k} of a word: the share of its {k} nearest words (cosine, among the {n:,} shared words) "
                "that both tables name. " + (f"The mean is over a seeded sample of {len(sample):,} words (each "
                                             f"one is compared with all {n:,})." if sampled else ""))
-    render.show_figure(overlap_histogram(overlap.overlap[in_sample], k), key="compare_hist")
+    render.show_figure(overlap_histogram(overall.overlap, k), key="compare_hist")
     if picked:
+        overlap = cached.neighbour_overlap(table, other, k, tuple(picked))
         records = [{"word": shared.words[q], f"overlap@{k}": f"{overlap.overlap[i]:.2f}",
                     "neighbours in A": ", ".join(shared.words[j] for j in overlap.lists_a[i]),
                     "neighbours in B": ", ".join(shared.words[j] for j in overlap.lists_b[i])}

@@ -82,17 +82,17 @@ def show_axes(rows: list[int], searched: list[int]) -> None:
                f"(cosine {cosine:+.3f}, angle {np.degrees(np.arccos(cosine)):.1f}°): they rarely are. "
                "The plot draws them at right angles, so where they are not, a word's place on one axis "
                "partly predicts its place on the other.")
-    show_extremes(coords, [x_label, y_label])
+    show_extremes(coords, [(" ".join(x_from_words), " ".join(x_to_words)),
+                           (" ".join(y_from_words), " ".join(y_to_words))])
 
 
-def show_extremes(coords: np.ndarray, labels: list[str]) -> None:
-    """The 5 rows furthest toward each end of each axis, over the whole table."""
+def show_extremes(coords: np.ndarray, ends: list[tuple[str, str]]) -> None:
+    """The 5 rows furthest toward each end of each axis, over the whole table. coords (2, V);
+    ends: (start words, end words) of each axis."""
     records = []
-    for values, label in zip(coords, labels):
-        start, end = label.split(" → ")
-        scores = np.where(np.isfinite(values), values, -np.inf)
-        for end_name, sign in ((end, 1), (start, -1)):
-            best = top_k(sign * scores if sign > 0 else np.where(np.isfinite(values), -values, -np.inf), 5)
+    for values, (start, end) in zip(coords, ends):
+        for end_name, sign in ((end, 1.0), (start, -1.0)):
+            best = top_k(np.where(np.isfinite(values), sign * values, -np.inf), 5)
             records.append({"axis end": f"toward {end_name}",
                             "rows furthest that way": ", ".join(f"{table.tokens[r]} ({values[r]:+.2f})" for r in best)})
     render.show_frame(pd.DataFrame(records), hide_index=True, width="stretch")

@@ -60,8 +60,8 @@ def point_set(rows: list[int], searched: list[int]) -> tuple[np.ndarray, str]:
         return np.arange(table.vocab_size), f"every row of the table ({table.vocab_size:,})"
     if how == "sample":
         points = sample_rows(table.vocab_size, int(size), seed, must_include=marked)
-        return points, (f"a seeded random sample of N = {int(size):,} of {table.vocab_size:,} rows (seed {seed}), "
-                        f"plus the chosen and searched tokens: {len(points):,} points. t-SNE and UMAP cost grows "
+        return points, (f"a seeded random sample of N = {len(points):,} of {table.vocab_size:,} rows (seed {seed}), "
+                        f"the chosen and searched tokens among them. t-SNE and UMAP cost grows "
                         f"with the points (seconds per thousand here), so a large table is mapped as a sample; "
                         f"at most {MAX_MAP_POINTS:,}")
     if not marked:
@@ -113,18 +113,17 @@ def stored_map(points: np.ndarray, settings: MapSettings):
 
 
 def make_map(points: np.ndarray, settings: MapSettings):
-    """Compute the map with a progress bar (in the server's map process, one map at a time) and share it."""
-    worker = cached.map_worker()
-    waiting = st.empty()
-    if worker.busy():
-        waiting.info("Another visitor's map is being made on this server: yours starts when it is done.")
+    """Compute the map with a progress bar (in the server's map process, one map at a time, PCA's
+    trustworthiness measured in the same job) and share it."""
     bar = st.progress(0.0, text=f"{settings.method} of {len(points):,} points…")
+    dims = min(settings.dims, table.width, table.vocab_size - 1)
     try:
-        result = stored_map(points, settings)      # made meanwhile by someone else?
-        if result is None:
-            result = worker.make(np.asarray(table.weight[points], dtype=np.float32), settings,
-                                 lambda done, what: bar.progress(min(1.0, done), text=what))
-            cached.map_results().put((table.key, cached.rows_digest(points), settings), result)
+        result = cached.map_worker().make(
+            np.asarray(table.weight[points], dtype=np.float32), settings,
+            lambda done, what: bar.progress(min(1.0, done), text=what),
+            pca_coords=np.asarray(cached.cached_pca(table, 3).coords[points, :dims]),
+            ready=lambda: stored_map(points, settings))       # made by someone else while this one waited?
+        cached.map_results().put((table.key, cached.rows_digest(points), settings), result)
     except ValueError as error:
         render.error_box(error)
         return None
@@ -135,7 +134,6 @@ def make_map(points: np.ndarray, settings: MapSettings):
         return None
     finally:
         bar.empty()
-        waiting.empty()
     return result
 
 
@@ -182,28 +180,29 @@ def show_map(points: np.ndarray, settings: MapSettings, rows: list[int], searche
 def show_faithfulness(points: np.ndarray, settings: MapSettings) -> None:
     st.subheader("How faithful is each map?")
     k = trust_neighbours(len(points))
+    made = {method: stored_map(points, replace(settings, method=method)) for method in ("t-SNE", "UMAP")}
+    measured = [result for result in made.values() if result is not None and result.pca_trust is not None]
+    if not measured:
+        st.caption("Draw a map above: its trustworthiness and PCA's, on the same points, are measured with it.")
+        return
     pca_dims = min(settings.dims, table.width, table.vocab_size - 1)
     records = [{"map": f"PCA ({pca_dims}-D, the whole table's)", "settings": "fixed basis (Geometry page)",
-                f"trustworthiness (k = {k})": f"{cached.pca_trust(table.key, cached.rows_digest(points), table, points, pca_dims, settings.metric):.3f}"}]
-    missing = []
-    for method in ("t-SNE", "UMAP"):
-        other = replace(settings, method=method)
-        result = stored_map(points, other)
-        if result is None:
-            if method != settings.method:      # the map above has its own button
-                missing.append(other)
-            continue
-        records.append({"map": f"{method} ({settings.dims}-D)", "settings": describe(other),
-                        f"trustworthiness (k = {k})": f"{result.trust:.3f}"})
+                f"trustworthiness (k = {k})": f"{measured[0].pca_trust:.3f}"}]
+    for method, result in made.items():
+        if result is not None:
+            records.append({"map": f"{method} ({settings.dims}-D)", "settings": describe(replace(settings, method=method)),
+                            f"trustworthiness (k = {k})": f"{result.trust:.3f}"})
     render.show_frame(pd.DataFrame(records), hide_index=True)
-    for other in missing:
+    for method, result in made.items():
+        other = replace(settings, method=method)
+        if result is not None or method == settings.method:      # the map above has its own button
+            continue
         try:
             check_settings(other, len(points))
         except ValueError:
             continue
-        if st.button(f"Add {other.method} ({describe(other)})", key=f"maps_add_{other.method}"):
-            make_map(points, other)
-            st.rerun()
+        if st.button(f"Add {method} ({describe(other)})", key=f"maps_add_{method}") and make_map(points, other):
+            st.rerun()        # only on success: a failed map's message stays on the page
     st.caption(f"Trustworthiness (Venna & Kaski; scikit-learn's definition) asks: of each point's {k} nearest "
                "neighbours in the map, how many are also near it in the table? 1 = all of them; a map that "
                "places neighbours at random scores about 0.5. It says nothing about distances between clusters.")

@@ -57,15 +57,22 @@ def unit_rows(vectors: np.ndarray) -> np.ndarray:
     return np.divide(vectors, norms, out=np.zeros_like(vectors), where=norms > 0)
 
 
+QUERY_BLOCK = 128     # queries scored at once: (128, n) floats, whatever the number of shared words
+
+
 def neighbour_lists(unit: np.ndarray, queries: np.ndarray, k: int) -> np.ndarray:
     """unit (n, d) unit rows, queries (q,) positions -> (q, k) positions of each query's k
-    nearest others by cosine, best first."""
-    scores = unit[queries] @ unit.T                                  # (q, d) @ (d, n) -> (q, n)
-    scores[np.arange(len(queries)), queries] = -np.inf
-    scores[~np.isfinite(scores)] = -np.inf
-    best = np.argpartition(-scores, k - 1, axis=1)[:, :k]
-    order = np.argsort(-np.take_along_axis(scores, best, axis=1), axis=1, kind="stable")
-    return np.take_along_axis(best, order, axis=1)
+    nearest others by cosine, best first; QUERY_BLOCK queries at a time (bounded memory)."""
+    found = np.empty((len(queries), k), dtype=np.int64)
+    for start in range(0, len(queries), QUERY_BLOCK):
+        block = queries[start:start + QUERY_BLOCK]
+        scores = unit[block] @ unit.T                                 # (b, d) @ (d, n) -> (b, n)
+        scores[np.arange(len(block)), block] = -np.inf
+        scores[~np.isfinite(scores)] = -np.inf
+        best = np.argpartition(-scores, k - 1, axis=1)[:, :k]
+        order = np.argsort(-np.take_along_axis(scores, best, axis=1), axis=1, kind="stable")
+        found[start:start + len(block)] = np.take_along_axis(best, order, axis=1)
+    return found
 
 
 @dataclass(frozen=True, eq=False)

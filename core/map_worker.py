@@ -8,6 +8,7 @@ its time limit is stopped with the child; a child that dies takes no session wit
 from __future__ import annotations
 
 import multiprocessing
+import sys
 import threading
 import time
 from typing import Callable
@@ -22,21 +23,24 @@ Report = Callable[[float, str], None]
 
 
 def _serve(connection, idle_seconds: float) -> None:
-    """The child: make the maps it is sent until none comes for idle_seconds."""
+    """The child: make the maps it is sent until none comes for idle_seconds. Every message carries
+    its job's number, so a reply to an abandoned job can never be taken for another's."""
     from core.maps import map_with_trust
 
     while connection.poll(idle_seconds):
         try:
-            points, settings = connection.recv()
+            job, points, settings, pca_coords = connection.recv()
         except EOFError:
             return
+        connection.send((job, "started", None))
         try:
-            result = map_with_trust(points, settings, lambda done, what: connection.send(("progress", (done, what))))
-            connection.send(("done", result))
+            result = map_with_trust(points, settings, lambda done, what: connection.send((job, "progress", (done, what))),
+                                    pca_coords)
+            connection.send((job, "done", result))
         except ValueError as error:          # the user's settings or data: said to the user
-            connection.send(("refused", str(error)))
+            connection.send((job, "refused", str(error)))
         except Exception as error:           # a library failing: logged by the server
-            connection.send(("failed", f"{type(error).__name__}: {error}"))
+            connection.send((job, "failed", f"{type(error).__name__}: {error}"))
 
 
 class MapWorker:
@@ -47,6 +51,7 @@ class MapWorker:
         self._lock = threading.Lock()
         self._process = None
         self._connection = None
+        self._job = 0
 
     def busy(self) -> bool:
         return self._lock.locked()
@@ -56,33 +61,70 @@ class MapWorker:
         process = self._process
         return process.pid if process is not None and process.is_alive() else None
 
-    def make(self, points: np.ndarray, settings: MapSettings, report: Report = lambda done, what: None) -> MapResult:
-        """points (n, d) -> MapResult. ValueError for settings or data that cannot be mapped, for a map
-        past the time limit, or when the child failed (RuntimeError carries the library's words)."""
-        with self._lock:
-            for attempt in range(2):        # a child that exited idle just as we asked: start another
-                self._start()
-                try:
-                    self._connection.send((np.ascontiguousarray(points, dtype=np.float32), settings))
-                    return self._wait(report)
-                except (EOFError, BrokenPipeError, ConnectionResetError):
-                    self.stop()
-                    if attempt:
-                        raise RuntimeError("the map's worker process ended unexpectedly") from None
+    def make(self, points: np.ndarray, settings: MapSettings, report: Report = lambda done, what: None,
+             pca_coords: np.ndarray | None = None, ready: Callable[[], MapResult | None] = lambda: None) -> MapResult:
+        """points (n, d) -> MapResult (with PCA's trustworthiness when pca_coords (n, k) are given).
+
+        Waits its turn while calling `report` (so a Streamlit rerun can end the wait), then asks
+        `ready()` whether someone made this map meanwhile. ValueError for settings or data that
+        cannot be mapped and for a map past the time limit; RuntimeError when the child failed.
+        Interrupted in any way (a rerun, a closed tab), the child is stopped: nothing of an
+        abandoned job is left in the pipe.
+        """
+        while not self._lock.acquire(timeout=0.5):
+            report(0.0, "waiting: another visitor's map is being made on this server")
+        try:
+            done = ready()
+            if done is not None:
+                return done
+            return self._run(np.ascontiguousarray(points, dtype=np.float32), settings, report, pca_coords)
+        except BaseException:
+            if not isinstance(sys.exc_info()[1], (ValueError, RuntimeError)):
+                self.stop()
+            raise
+        finally:
+            self._lock.release()
+
+    def _run(self, points, settings, report, pca_coords) -> MapResult:
+        for attempt in range(2):     # a child that exited idle just as it was asked: start another
+            self._start()
+            self._job += 1
+            started = False
+            try:
+                self._connection.send((self._job, points, settings, pca_coords))
+                started = self._started(report)
+                return self._wait(report)
+            except (EOFError, BrokenPipeError, ConnectionResetError):
+                self.stop()
+                if attempt or started:        # a child that died on the job itself is not asked again
+                    raise RuntimeError("the map's worker process ended unexpectedly") from None
         raise AssertionError("unreachable")
 
-    def _wait(self, report: Report) -> MapResult:
-        deadline = time.monotonic() + self._time_limit
+    def _started(self, report: Report) -> bool:
+        kind, _ = self._receive(self._time_limit)
+        return kind == "started"
+
+    def _receive(self, timeout: float):
+        """The next message of the current job as (kind, payload); older jobs' messages are dropped."""
+        deadline = time.monotonic() + timeout
         while True:
             left = deadline - time.monotonic()
             if left <= 0 or not self._connection.poll(left):
                 self.stop()
                 raise ValueError(f"the map took longer than {self._time_limit:.0f} s and was stopped: "
                                  "map fewer points or use fewer iterations")
-            kind, payload = self._connection.recv()
+            job, kind, payload = self._connection.recv()
+            if job == self._job:
+                return kind, payload
+
+    def _wait(self, report: Report) -> MapResult:
+        deadline = time.monotonic() + self._time_limit
+        while True:
+            kind, payload = self._receive(deadline - time.monotonic())
             if kind == "progress":
                 report(*payload)
             elif kind == "done":
+                payload.embedded.flags.writeable = False      # the flag does not survive the pipe
                 return payload
             elif kind == "refused":
                 raise ValueError(payload)

@@ -193,11 +193,13 @@ class MapResult:
     embedded: np.ndarray    # (n, dims)
     trust: float            # trustworthiness at k = TRUST_NEIGHBOURS, in the settings' metric
     seconds: float          # the map alone (the trustworthiness excluded)
+    pca_trust: float | None = None   # the same measure of the given PCA coordinates of the points
 
 
 def map_with_trust(points: np.ndarray, settings: MapSettings,
-                   report: Report = lambda done, what: None) -> MapResult:
-    """make_map, then how faithful the map is to the points' neighbourhoods."""
+                   report: Report = lambda done, what: None, pca_coords: np.ndarray | None = None) -> MapResult:
+    """make_map, then how faithful the map is to the points' neighbourhoods (and, given the points'
+    PCA coordinates (n, k), how faithful PCA is, measured the same way in the same job)."""
     import time
 
     from core.knn import trustworthiness
@@ -206,10 +208,12 @@ def map_with_trust(points: np.ndarray, settings: MapSettings,
     embedded = make_map(points, settings, lambda done, what: report(0.95 * done, what))
     seconds = time.perf_counter() - start
     report(0.96, f"measuring trustworthiness (k = {TRUST_NEIGHBOURS})")
-    trust = trustworthiness(points, embedded, trust_neighbours(len(points)), settings.metric)
+    k = trust_neighbours(len(points))
+    trust = trustworthiness(points, embedded, k, settings.metric)
+    pca_trust = None if pca_coords is None else trustworthiness(points, pca_coords, k, settings.metric)
     report(1.0, "done")
     embedded.flags.writeable = False
-    return MapResult(embedded, trust, seconds)
+    return MapResult(embedded, trust, seconds, pca_trust)
 
 
 def trust_neighbours(points: int) -> int:
@@ -221,12 +225,14 @@ SETS = ("all", "sample", "neighbourhoods")
 
 
 def sample_rows(vocab_size: int, size: int, seed: int, must_include=()) -> np.ndarray:
-    """A seeded random sample of `size` rows plus `must_include`, sorted (all rows when size ≥ V)."""
+    """Exactly min(size, V) rows, sorted: `must_include` and a seeded random sample of the others
+    (all rows when size ≥ V), so "N points" is what is mapped."""
     if size >= vocab_size:
         return np.arange(vocab_size)
-    picked = np.random.default_rng(seed).choice(vocab_size, size=size, replace=False)
-    extra = np.asarray([r for r in must_include if 0 <= r < vocab_size], dtype=np.int64)
-    return np.unique(np.concatenate([picked, extra]))
+    extra = np.unique(np.asarray([r for r in must_include if 0 <= r < vocab_size], dtype=np.int64))[:size]
+    order = np.random.default_rng(seed).permutation(vocab_size)
+    others = order[~np.isin(order, extra)][:size - len(extra)]
+    return np.sort(np.concatenate([extra, others]))
 
 
 def neighbourhood_rows(weight: np.ndarray, norms: np.ndarray, centres: list[int], k: int) -> np.ndarray:

@@ -229,17 +229,6 @@ def rows_digest(rows: np.ndarray) -> str:
     return hashlib.sha1(np.ascontiguousarray(rows, dtype=np.int64).tobytes()).hexdigest()[:16]
 
 
-@st.cache_data(show_spinner="Measuring how faithful PCA is…", max_entries=32)
-def pca_trust(key: str, digest: str, _table: EmbeddingTable, _rows: np.ndarray, dims: int, metric: str) -> float:
-    """Trustworthiness of the whole-table PCA (the Geometry page's map) on a set of rows."""
-    from core.knn import trustworthiness
-    from core.maps import trust_neighbours
-
-    coords = cached_pca(_table, 3).coords[_rows, :dims]
-    points = np.asarray(_table.weight[_rows], dtype=np.float32)
-    return trustworthiness(points, coords, trust_neighbours(len(_rows)), metric)
-
-
 @st.cache_resource(show_spinner="Reading which words the two tables share…", max_entries=8)
 def _word_rows_by_key(key: str, _tokens: tuple) -> dict:
     from core.alignment import word_rows

@@ -28,3 +28,10 @@ def test_the_other_table_is_in_the_url_and_a_tampered_one_is_refused():
     assert_clean(at)
     assert any("'other' value was not used" in w for w in texts(at.warning))
     assert at.selectbox(key="compare_other").value == "glove-50d"
+
+
+def test_a_word_typed_twice_is_shown_once_with_its_own_neighbours():
+    at = open_page("compare", table="minilm", other="glove-50d", cwords="king cat king")
+    words = next(d.value for d in at.dataframe if "word" in d.value.columns)
+    assert list(words["word"]) == ["king", "cat"]
+    assert "queen" in words.iloc[0]["neighbours in A"] and "kitten" in words.iloc[1]["neighbours in A"]

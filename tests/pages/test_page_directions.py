@@ -55,3 +55,9 @@ def test_model_pieces_are_said():
     at = open_page("directions", table="minilm", a="King")
     assert_clean(at)
     assert any("King → 'king'" in c for c in texts(at.caption))
+
+
+def test_an_arrow_typed_as_a_word_is_just_a_word():
+    at = open_page("directions", table="glove-50d", x_from="man → boy")
+    assert_clean(at)
+    assert any("Not in this vocabulary: →" in w for w in texts(at.warning))

@@ -67,3 +67,33 @@ def test_the_calling_process_never_imports_the_map_libraries():
             "print(sorted(m for m in ('umap', 'numba', 'openTSNE', 'sklearn', 'pynndescent') if m in sys.modules))")
     output = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert output.stdout.strip() == "[]"
+
+
+class Interrupted(BaseException):
+    """What Streamlit raises inside a progress call when the visitor reruns or leaves."""
+
+
+def test_an_interrupted_map_leaves_nothing_behind_for_the_next_one(worker):
+    def interrupt(done, what):
+        if done > 0.1:
+            raise Interrupted
+
+    with pytest.raises(Interrupted):
+        worker.make(clusters()[:40], MapSettings(perplexity=5, iterations=300), interrupt)
+    assert worker.make(clusters()[:60], MapSettings(perplexity=5, iterations=50)).embedded.shape == (60, 2)
+
+
+def test_a_map_made_while_waiting_is_taken_as_it_is(worker):
+    made = worker.make(clusters(), MapSettings(perplexity=10, iterations=50))
+    assert worker.make(clusters()[:10], MapSettings(), ready=lambda: made) is made
+    assert not made.embedded.flags.writeable            # read-only again after the pipe
+
+
+def test_pca_is_measured_in_the_same_job(worker):
+    from core.geometry import pca
+    from core.knn import trustworthiness
+
+    points = clusters()
+    coords = pca(points, 2).coords
+    result = worker.make(points, MapSettings(perplexity=10, iterations=50), pca_coords=coords)
+    assert result.pca_trust == pytest.approx(trustworthiness(points, coords, 10, "cosine"))
