@@ -8,9 +8,11 @@ its time limit is stopped with the child; a child that dies takes no session wit
 from __future__ import annotations
 
 import multiprocessing
+import subprocess
 import sys
 import threading
 import time
+from pathlib import Path
 from typing import Callable
 
 import numpy as np
@@ -18,6 +20,7 @@ import numpy as np
 from core.limits import MAP_TIME_LIMIT_S
 from core.maps import MapResult, MapSettings
 
+ROOT = Path(__file__).resolve().parents[1]     # the child runs from here, so `core` is importable
 IDLE_SECONDS = 120.0        # a child with no work for this long exits (the next map starts another)
 Report = Callable[[float, str], None]
 
@@ -59,7 +62,7 @@ class MapWorker:
     @property
     def child_pid(self) -> int | None:
         process = self._process
-        return process.pid if process is not None and process.is_alive() else None
+        return process.pid if process is not None and process.poll() is None else None
 
     def make(self, points: np.ndarray, settings: MapSettings, report: Report = lambda done, what: None,
              pca_coords: np.ndarray | None = None, ready: Callable[[], MapResult | None] = lambda: None) -> MapResult:
@@ -132,17 +135,28 @@ class MapWorker:
                 raise RuntimeError(payload)
 
     def _start(self) -> None:
-        if self._process is not None and self._process.is_alive():
+        """`python -m core.map_worker`, talking over one end of a socket pair. Not multiprocessing's
+        spawn: it re-runs the parent's __main__ in the child, and in a Streamlit server __main__ is
+        the page script being run (the child would run the app, or fail on it)."""
+        if self._process is not None and self._process.poll() is None:
             return
-        context = multiprocessing.get_context("spawn")     # a fresh interpreter: no copy of the server
-        self._connection, child_end = context.Pipe()
-        self._process = context.Process(target=_serve, args=(child_end, self._idle_seconds), daemon=True,
-                                        name="embedding-lens-maps")
-        self._process.start()
+        self.stop()
+        self._connection, child_end = multiprocessing.Pipe()
+        self._process = subprocess.Popen(
+            [sys.executable, "-m", "core.map_worker", str(child_end.fileno()), str(self._idle_seconds)],
+            cwd=ROOT, pass_fds=(child_end.fileno(),), stdin=subprocess.DEVNULL)
         child_end.close()
 
     def stop(self) -> None:
         if self._process is not None:
             self._process.kill()
-            self._process.join(timeout=10)
+            self._process.wait(timeout=10)
+        if self._connection is not None:
+            self._connection.close()
         self._process = self._connection = None
+
+
+if __name__ == "__main__":      # the child: python -m core.map_worker <socket fd> <idle seconds>
+    from multiprocessing.connection import Connection
+
+    _serve(Connection(int(sys.argv[1])), float(sys.argv[2]))

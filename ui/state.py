@@ -73,27 +73,25 @@ def parse_choice(options) -> Callable[[str], Any]:
         raise ValueError(f"{raw[:40]!r} is not one of {shown}")
     return parse
 
-def parse_int_in(low: int, high: int) -> Callable[[str], int]:
-    def parse(raw: str) -> int:
+def _parse_number_in(convert: Callable[[str], Any], kind: str, low, high) -> Callable[[str], Any]:
+    def parse(raw: str):
         try:
-            value = int(raw)
+            value = convert(raw)
         except ValueError:
-            raise ValueError(f"{raw[:40]!r} is not a whole number") from None
-        if not low <= value <= high:
-            raise ValueError(f"{value} is outside {low}..{high}")
+            raise ValueError(f"{raw[:40]!r} is not {kind}") from None
+        if not low <= value <= high:     # NaN fails here too
+            raise ValueError(f"{_shown(value)} is outside {_shown(low)}..{_shown(high)}")
         return value
     return parse
 
+def _shown(number) -> str:
+    return str(number) if isinstance(number, int) else f"{number:g}"
+
+def parse_int_in(low: int, high: int) -> Callable[[str], int]:
+    return _parse_number_in(int, "a whole number", low, high)
+
 def parse_float_in(low: float, high: float) -> Callable[[str], float]:
-    def parse(raw: str) -> float:
-        try:
-            value = float(raw)
-        except ValueError:
-            raise ValueError(f"{raw[:40]!r} is not a number") from None
-        if not low <= value <= high:     # NaN fails here too
-            raise ValueError(f"{value:g} is outside {low:g}..{high:g}")
-        return value
-    return parse
+    return _parse_number_in(float, "a number", low, high)
 
 def parse_text(raw: str) -> str:
     if len(raw) > MAX_TEXT_CHARS:
