@@ -1,22 +1,18 @@
 """The whole app in a real browser: every page renders its figures, no exception, URL state."""
 from __future__ import annotations
 
-import os
 import time
 
 import pytest
 from browser_helpers import (
     SCREENSHOTS,
-    chromium_available,
     free_port,
+    require_chromium,
     start_server,
     wait_until_idle,
 )
 
-if not chromium_available():
-    if os.environ.get("CI") == "true":
-        raise RuntimeError("CI must run the browser tests: install Debian's chromium (apt-get install -y chromium)")
-    pytest.skip("Debian's chromium is not installed", allow_module_level=True)
+require_chromium()
 
 PAGES = {"home": 0, "lookup": 4, "geometry": 5, "maps": 0, "directions": 1, "compare": 1, "attention": 4,
          "models": 0, "training": 5}

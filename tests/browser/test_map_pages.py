@@ -2,14 +2,13 @@
 show it at once; two visitors at once make it once; UMAP on a toy server stays small."""
 from __future__ import annotations
 
-import os
 import re
 
 import pytest
 from browser_helpers import (
     SCREENSHOTS,
-    chromium_available,
     free_port,
+    require_chromium,
     resident_mb,
     server_log,
     start_server,
@@ -17,10 +16,7 @@ from browser_helpers import (
     wait_until_idle,
 )
 
-if not chromium_available():
-    if os.environ.get("CI") == "true":
-        raise RuntimeError("CI must run the browser tests: install Debian's chromium (apt-get install -y chromium)")
-    pytest.skip("Debian's chromium is not installed", allow_module_level=True)
+require_chromium()
 
 PROGRESS = '[data-testid="stProgress"]'
 
