@@ -13,6 +13,7 @@ from core.geometry import plot_sample, top_k
 from core.limits import MAX_ANALOGY_ANSWERS, MAX_AXIS_WORDS, MAX_PLOT_POINTS
 from core.pieces import TOKEN_KINDS, resolve_tokens
 from core.semantic import axes_cosine
+from core.text import shorten
 from ui import cached, chosen, render, state, tables
 
 table = tables.active_table()
@@ -71,7 +72,7 @@ def show_axes(rows: list[int], searched: list[int]) -> None:
                       labelled=[position[r] for r in marked if r in position],
                       highlighted=[position[r] for r in searched if r in position],
                       hover=hover_texts(tokens, table.ids[shown]),
-                      axis_titles=(f"cos with x: {x_label}", f"cos with y: {y_label}", ""))
+                      axis_titles=(f"cos with x: {shorten(x_label, 60)}", f"cos with y: {shorten(y_label, 40)}", ""))
     render.show_figure(fig, key="axes_plot")
     if len(shown) < table.vocab_size:
         st.caption(f"Drawing a seeded sample of {len(shown):,} of {table.vocab_size:,} rows (plus the axis words, "
