@@ -5,6 +5,8 @@ nobody sees an exception, and the server's log has no CacheReplayClosureError: p
 drawn outside every cached function."""
 from __future__ import annotations
 
+import re
+
 import pytest
 from browser_helpers import (
     CHROMIUM,
@@ -54,6 +56,8 @@ def test_smollm2_on_an_empty_cache_for_three_visitors(fresh_server):
             browser.close()
     log = server_log(port)
     assert "CacheReplayClosureError" not in log and "Traceback" not in log
-    assert log.count("de-quantizing GGUF tensors...: 100%") == 1          # converted once
+    # converted once: tqdm draws a bar's empty start (0/N) once, but may draw "100%" twice for one
+    # conversion (its last update and its close), as a loaded machine showed
+    assert len(re.findall(r"GGUF tensors\.\.\.:\s+0%\|[^|]*\| 0/\d+ ", log)) == 1
     assert (cache / "smollm2-v2" / "complete.json").is_file()
     assert not list(cache.glob(".smollm2-*"))
