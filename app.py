@@ -4,6 +4,7 @@ from ui import shell, state
 
 state.start_query_registry()
 page = shell.shell()          # st.set_page_config, st.navigation(shell.pages()), the sidebar
+state.on_page(page.url_path)
 page.run()
 state.show_pending_warnings()
 state.sync_query_params()

@@ -76,8 +76,9 @@ def projections(d: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
                               format_func={"identity": "identity", "random": "random (seeded)",
                                            "pretrained": "a head of the model"}.get)
     if kind == "pretrained":
-        layer = c2.number_input("Layer", 0, model.layers - 1, 0, key="attn_proj_layer")
-        head = c3.number_input("Head", 0, model.heads - 1, 0, key="attn_proj_head")
+        name = tables.current_table_name()      # another model has other layers and heads
+        layer = c2.number_input("Layer", 0, model.layers - 1, 0, key=state.scoped_key("attn_proj_layer", name))
+        head = c3.number_input("Head", 0, model.heads - 1, 0, key=state.scoped_key("attn_proj_head", name))
         st.caption("The head's W_Q, W_K, W_V applied to X + P directly: biases, normalisation and RoPE "
                    "of the real model are left out.")
         try:
@@ -85,8 +86,9 @@ def projections(d: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         except ValueError as error:
             render.error_box(error)
     default = d if d <= 16 else 16
-    d_k = c2.number_input("d_k", 1, max(d, 64), default, key="attn_dk")
-    d_v = c3.number_input("d_v", 1, max(d, 64), default, key="attn_dv")
+    width = tables.current_table_name(), d          # their range is this table's
+    d_k = c2.number_input("d_k", 1, max(d, 64), default, key=state.scoped_key("attn_dk", *width))
+    d_v = c3.number_input("d_v", 1, max(d, 64), default, key=state.scoped_key("attn_dv", *width))
     if kind == "random":
         return random_projection(d, d_k, 1), random_projection(d, d_k, 2), random_projection(d, d_v, 3)
     return identity_projection(d, d_k), identity_projection(d, d_k), identity_projection(d, d_v)
@@ -140,8 +142,10 @@ def show_permutation(token_ids: list[int], tokens: list[str]) -> None:
         st.info("Type at least two tokens to swap them.")
         return
     c1, c2 = st.columns(2)
-    i = c1.selectbox("Swap position", range(len(tokens)), key="attn_swap_i", format_func=lambda p: f"{p}: {tokens[p]}")
-    j = c2.selectbox("with position", range(len(tokens)), index=1, key="attn_swap_j",
+    scope = (tables.current_table_name(), tuple(tokens))     # positions of this table's tokens of this text
+    i = c1.selectbox("Swap position", range(len(tokens)), key=state.scoped_key("attn_swap_i", *scope),
+                     format_func=lambda p: f"{p}: {tokens[p]}")
+    j = c2.selectbox("with position", range(len(tokens)), index=1, key=state.scoped_key("attn_swap_j", *scope),
                      format_func=lambda p: f"{p}: {tokens[p]}")
     for positions in (False, True):
         check = permutation_check(table, token_ids, int(i), int(j), positions=positions)

@@ -5,7 +5,7 @@ import pandas as pd
 import streamlit as st
 
 from core.lessons.pipeline import comparison_rows
-from ui import render, tables, widgets
+from ui import render, state, tables, widgets
 
 table = tables.active_table()
 st.title("🔭 Embedding Lens")
@@ -33,8 +33,11 @@ token_ids = widgets.sentence_ids(table)
 if token_ids is None:
     st.stop()
 tokens = [table.tokens[r] for r in table.rows_for_ids(token_ids)]
-position = st.selectbox("Token", range(len(token_ids)), key="home_position",
-                        format_func=lambda p: f"{p}: {tokens[p]}")
+positions = list(range(len(token_ids)))
+position = state.kept_widget(st.selectbox, "Token", "home_position", 0, query="token",
+                             parse=state.parse_int_in(0, max(0, len(token_ids) - 1)), options=positions,
+                             format_func=lambda p: f"{p}: {tokens[p]}",
+                             scope=(tables.current_table_name(), tuple(tokens)))   # this table's, this text's
 try:
     stages_of_token = widgets.token_stages(table, token_ids, position)
 except ValueError as error:

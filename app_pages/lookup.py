@@ -92,11 +92,15 @@ def show_counts(report) -> None:
     cols[1].metric("Entries in X (T × d)", f"{T} × {d} = {report.entries:,}")
     cols[2].metric("One-hot S (T × V)", f"{T} × {table.vocab_size:,}")
     first, second = st.columns(2)
-    options = list(range(table.vocab_size)) if table.vocab_size <= 5000 else highlighted_or_first(report)
+    every_row = table.vocab_size <= 5000
+    options = list(range(table.vocab_size)) if every_row else highlighted_or_first(report)
     label = lambda r: f"{table.tokens[r]} (id {int(table.ids[r])})"
-    row_a = first.selectbox("Row a", options, index=0, format_func=label, key="lookup_dist_a")
+    # keyed by the table (and, past 5,000 rows, by the rows offered): never another table's rows
+    scope = (tables.current_table_name(), "every row" if every_row else tuple(options))
+    row_a = first.selectbox("Row a", options, index=0, format_func=label,
+                            key=state.scoped_key("lookup_dist_a", *scope))
     row_b = second.selectbox("Row b", options, index=min(1, len(options) - 1), format_func=label,
-                             key="lookup_dist_b")
+                             key=state.scoped_key("lookup_dist_b", *scope))
     st.markdown(f"Squared distance ‖E_a − E_b‖² = **{squared_distance(table.weight, row_a, row_b):.4g}**")
     with st.expander("Size calculator for real models"):
         c1, c2 = st.columns(2)
@@ -113,9 +117,11 @@ def highlighted_or_first(report) -> list[int]:
 
 def show_rename(report) -> None:
     st.subheader("Rename the ids")
-    kind = st.radio("Permutation of the ids", ["reverse", "shift", "random"], horizontal=True,
-                    key="lookup_perm", format_func={"reverse": "reverse", "shift": "shift by one",
-                                                    "random": "random (seed 0)"}.get)
+    kinds = ["reverse", "shift", "random"]
+    kind = state.kept_widget(st.radio, "Permutation of the ids", "lookup_perm", "reverse", query="perm",
+                             parse=state.parse_choice(kinds), options=kinds, horizontal=True,
+                             format_func={"reverse": "reverse", "shift": "shift by one",
+                                          "random": "random (seed 0)"}.get)
     if table.vocab_size < 2:
         st.warning("A table with one row has nothing to rename.")
         return
@@ -138,46 +144,73 @@ def show_rename(report) -> None:
                                           report.tokens, colour_scale_bar=False), key="lookup_rename_ids")
 
 
-def show_edit(report) -> bool:
-    """The edit form; True when the user just applied an edit or reset the table."""
+def show_edit(report) -> None:
+    """Choose a cell, type its new value, apply; or reset the table."""
     st.subheader("Edit one coordinate")
     st.caption("Your edits live in this session only (reloading the page drops them); the shared table "
                "is never changed.")
     c1, c2, c3 = st.columns(3)
     rows = sorted(set(report.rows.tolist())) if report else list(range(min(50, table.vocab_size)))
+    name = tables.current_table_name()
+    row_key = state.scoped_key("lookup_edit_row", name, tuple(rows))    # the rows of this table's text
+    column_key = state.scoped_key("lookup_edit_col", name)
     row = c1.selectbox("Token", rows, format_func=lambda r: f"{table.tokens[r]} (id {int(table.ids[r])})",
-                       key="lookup_edit_row")
-    column = c2.number_input("Coordinate", 0, table.width - 1, 0, key="lookup_edit_col")
-    c3.number_input("New value", -1e6, 1e6, float(table.weight[row, int(column)]),
-                    step=0.1, key=edit_value_key(row, column))
+                       key=row_key)
+    column = int(c2.number_input("Coordinate", 0, table.width - 1, 0, key=column_key))
+    # One value box for every cell, empty, the cell's value as its placeholder: choosing another
+    # cell reruns the app, and a box keyed by the cell (or given the cell's value) would be
+    # replaced (or overwritten) while the user types the new value.
+    c3.number_input("New value", -1e6, 1e6, None, step=0.1, key=EDIT_VALUE,
+                    placeholder=f"now {float(table.weight[row, column]):.6g}: type a new value")
     b1, b2 = st.columns(2)
-    applied = b1.button("Apply edit", key="lookup_edit_apply", type="primary", on_click=apply_typed_edit)
-    reset = b2.button("Reset the table", key="lookup_reset", disabled=not tables.is_edited(),
-                      on_click=tables.reset_operations)
+    b1.button("Apply edit", key="lookup_edit_apply", type="primary", on_click=apply_typed_edit,
+              args=(row_key, column_key))
+    b2.button("Reset the table", key="lookup_reset", on_click=tables.reset_operations, args=("edit",),
+              help="Drop every edit and added row of this table (this session's own).")
+    show_change_note("edit")
     if report is not None:
         positions = [p for p, r in enumerate(report.rows) if r == row]
         st.write(f"Row {row} is read at position(s) {positions}: an edit changes the vector at every one.")
-    return applied or reset
 
 
-def edit_value_key(row: int, column: int) -> str:
-    """One value widget per cell: choosing another cell shows that cell's own value."""
-    return f"lookup_edit_value_{int(row)}_{int(column)}"
+EDIT_VALUE = "lookup_edit_value"
 
 
-def apply_typed_edit() -> None:
+def show_change_note(section: str) -> None:
+    """What the last action of this section changed (shown once, after the rerun it caused)."""
+    note = tables.pop_change_note(section)
+    if note is None:
+        return
+    kind, message = note
+    if kind == "error":
+        render.error_box(message)
+    else:
+        st.success(render.md(message))
+
+
+def apply_typed_edit(row_key: str, column_key: str) -> None:
     """Apply edit's callback. It reads the widgets as they are now: a value typed and clicked
     away from without Enter arrives with this click (arguments built in the previous run
     would carry the old value)."""
-    row, column = int(st.session_state["lookup_edit_row"]), int(st.session_state["lookup_edit_col"])
-    value = st.session_state.get(edit_value_key(row, column), float(table.weight[row, column]))
-    tables.add_operation(CoordinateEdit(row, column, float(value)))
+    value = st.session_state.get(EDIT_VALUE)
+    if value is None or row_key not in st.session_state or column_key not in st.session_state:
+        tables.note_change("edit", "error", "Type a new value in the box, then apply it.")
+        return
+    edited = tables.active_table()
+    row, column = int(st.session_state[row_key]), int(st.session_state[column_key])
+    old = float(edited.weight[row, column]) if row < edited.vocab_size and column < edited.width else float("nan")
+    token = edited.tokens[row] if row < edited.vocab_size else "?"
+    message = f"Edit applied: row {row} ({token}), coordinate {column}: {old:.6g} → {float(value):.6g}."
+    tables.add_operation(CoordinateEdit(row, column, float(value)), "edit", lambda _: message)
+    st.session_state[EDIT_VALUE] = None           # the box shows the cell's new value as its placeholder
 
 
 def add_typed_rows() -> None:
     """Add rows' callback, reading the typed count and method as they are at the click."""
-    tables.add_operation(Resize(int(st.session_state["lookup_resize_n"]), st.session_state["lookup_resize_method"],
-                                len(tables.table_operations())))
+    added, method = int(st.session_state["lookup_resize_n"]), st.session_state["lookup_resize_method"]
+    tables.add_operation(Resize(added, method, len(tables.table_operations())), "resize",
+                         lambda resized: f"Added {added:,} row{'s' if added != 1 else ''} ({RESIZE_METHODS[method]}): "
+                                         f"the table is now {resized.vocab_size:,} × {resized.width}.")
 
 
 def show_resize() -> None:
@@ -187,6 +220,7 @@ def show_resize() -> None:
     c2.selectbox("Initialise new rows as", list(RESIZE_METHODS), format_func=RESIZE_METHODS.get,
                  key="lookup_resize_method")
     st.button("Add rows", key="lookup_resize_apply", on_click=add_typed_rows)
+    show_change_note("resize")
     new_rows = [r for r, t in enumerate(table.tokens) if t.startswith("<new_")]
     if new_rows and table.width >= 2:
         projection = cached.cached_pca(table, 2)
@@ -202,6 +236,10 @@ def show_resize() -> None:
 def lookup_of_the_text() -> None:
     """Everything that follows the text. A fragment: typing reruns this part only, not the
     sidebar or the rest of the page. Edits change the table, so they rerun the whole app."""
+    if tables.active_table().key != table.key:
+        # An action of this section (Apply edit, Reset) changed the table: this section alone
+        # would redraw the table of the last full run. Rerun everything (sidebar, resize section).
+        st.rerun()
     report = None
     token_ids = read_input()
     if token_ids is not None:
@@ -215,8 +253,7 @@ def lookup_of_the_text() -> None:
         show_one_hot(report)
         show_counts(report)
         show_rename(report)
-    if show_edit(report):
-        st.rerun()                      # the table changed: every part of the app reads it again
+    show_edit(report)
 
 
 lookup_of_the_text()

@@ -6,17 +6,17 @@ cache key records the change, so cached results of the original stay valid.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
+from core.limits import MAX_NEW_ROWS, MAX_ROWS
 from core.tables import EmbeddingTable
 
 RESIZE_METHODS = {
     "normal": "torch.nn.Embedding default: N(0, 1)",
     "mean": "transformers resize_token_embeddings: mean of old rows + N(0, 1e-9 · covariance)",
 }
-from core.limits import MAX_NEW_ROWS
 
 
 @dataclass(frozen=True)
@@ -55,6 +55,9 @@ def resize_table(table: EmbeddingTable, added: int, method: str = "normal",
     """(V, d) -> (V + added, d). New tokens '<new_0>', ...; ids continue after the largest id."""
     if not 1 <= added <= MAX_NEW_ROWS:
         raise ValueError(f"add between 1 and {MAX_NEW_ROWS} rows; got {added}")
+    if table.vocab_size + added > MAX_ROWS:
+        raise ValueError(f"the table has {table.vocab_size:,} rows: {added:,} more would pass the limit of "
+                         f"{MAX_ROWS:,} rows (at most {max(0, MAX_ROWS - table.vocab_size):,} can be added)")
     if method not in RESIZE_METHODS:
         raise ValueError(f"unknown initialisation {method!r}: use one of {', '.join(RESIZE_METHODS)}")
     rng = np.random.default_rng(seed)
@@ -114,16 +117,65 @@ def permutation_named(kind: str, size: int, seed: int = 0) -> np.ndarray:
 
 
 def apply_operations(table: EmbeddingTable, operations) -> EmbeddingTable:
-    """Replay a session's edits and resizes, in order, on a shared read-only table."""
+    """Replay a session's edits and resizes, in order, on a shared read-only table (once: when a
+    session returns to a table; each new action is applied to the result with `apply_operation`).
+
+    The result's key is the base key and a hash of the whole history, so the incremental
+    path gives the same table under the same key."""
+    operations = tuple(operations)
+    if not operations:
+        return table
     pending_edits: dict[tuple[int, int], float] = {}
+    edited = table
     for operation in operations:
         if isinstance(operation, CoordinateEdit):
+            _check_cell(edited, operation)
             pending_edits[(operation.row, operation.column)] = operation.value
         elif isinstance(operation, Resize):
-            table = _apply_edits(table, pending_edits)
+            edited = _apply_edits(edited, pending_edits)
             pending_edits = {}
-            table = resize_table(table, operation.added, operation.method, operation.seed)
-    return _apply_edits(table, pending_edits)
+            edited = resize_table(edited, operation.added, operation.method, operation.seed)
+        else:
+            raise ValueError(f"unknown operation {operation!r}")
+    return _keyed(_apply_edits(edited, pending_edits), table.key, operations)
+
+
+def apply_operation(edited: EmbeddingTable, base_key: str, operations: tuple, operation) -> EmbeddingTable:
+    """One more action on an already edited table: `edited` is `apply_operations(base, operations)`,
+    the result equals `apply_operations(base, operations + (operation,))` (tested) at the cost of
+    one action, not of the whole history. Raises ValueError (nothing is changed then)."""
+    if isinstance(operation, CoordinateEdit):
+        _check_cell(edited, operation)
+        result = _apply_edits(edited, {(operation.row, operation.column): operation.value})
+    elif isinstance(operation, Resize):
+        result = resize_table(edited, operation.added, operation.method, operation.seed)
+    else:
+        raise ValueError(f"unknown operation {operation!r}")
+    return _keyed(result, base_key, tuple(operations) + (operation,))
+
+
+def _check_cell(table: EmbeddingTable, edit: CoordinateEdit) -> None:
+    if not 0 <= edit.row < table.vocab_size:
+        raise ValueError(f"row {edit.row} is outside 0..{table.vocab_size - 1}")
+    if not 0 <= edit.column < table.width:
+        raise ValueError(f"coordinate {edit.column} is outside 0..{table.width - 1}")
+    if not np.isfinite(edit.value):
+        raise ValueError(f"value {edit.value} is not a finite number")
+
+
+def _keyed(table: EmbeddingTable, base_key: str, operations: tuple) -> EmbeddingTable:
+    """The edited table under a key made of its base and its whole history (not one that grows
+    with every action)."""
+    return replace(table, key=f"{base_key}+ops{_key_of(operations)}")
+
+
+def describe_operations(operations) -> str:
+    """'3 edits and 4 added rows' (what a reset drops)."""
+    edits = sum(isinstance(o, CoordinateEdit) for o in operations)
+    added = sum(o.added for o in operations if isinstance(o, Resize))
+    parts = ([f"{edits} edit{'s' if edits != 1 else ''}"] if edits else []) + \
+            ([f"{added:,} added row{'s' if added != 1 else ''}"] if added else [])
+    return " and ".join(parts) or "nothing"
 
 
 def _apply_edits(table: EmbeddingTable, edits: dict[tuple[int, int], float]) -> EmbeddingTable:

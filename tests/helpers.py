@@ -57,3 +57,11 @@ def plotly_array(value):
             array = array.reshape([int(s) for s in str(shape).split(",")])
         return array
     return np.array(value, dtype=float)
+
+
+def scoped(at, kind: str, key: str):
+    """The widget of `kind` ('selectbox', 'number_input', ...) whose key is `key` or `key` scoped to
+    the table or text (ui.state.scoped_key: 'key@<digest>'). Exactly one must be drawn."""
+    found = [w for w in getattr(at, kind) if w.key == key or (w.key or "").startswith(f"{key}@")]
+    assert len(found) == 1, (key, [w.key for w in getattr(at, kind)])
+    return found[0]

@@ -86,6 +86,7 @@ def show_logit_lens(model, run) -> None:
     position = state.kept_widget(
         st.selectbox, "Follow the real next token at position", "models_lens_position", positions[-1],
         query="lpos", parse=state.parse_choice(positions), options=positions,
+        scope=(tables.current_table_name(), tuple(ids)),        # labels of this model's tokens of this text
         format_func=lambda t: f"{t}: {model.table.tokens[ids[t]]} → {model.table.tokens[ids[t + 1]]}")
     following = model.table.tokens[ids[position + 1]]
     render.show_figure(next_token_by_layer(lens.target_probs[:, position], lens.target_ranks[:, position],
@@ -107,7 +108,7 @@ def show_ablation(model, run) -> None:
                               parse=state.parse_int_in(0, model.layers - 1), min_value=0, max_value=model.layers - 1)
     options = ["all"] + list(range(model.heads))
     head = state.kept_widget(c2.selectbox, "Head", "models_ablate_head", "all", query="ahead",
-                             parse=state.parse_choice(options), options=options,
+                             parse=state.parse_choice(options), options=options, scope=(tables.current_table_name(),),
                              format_func=lambda h: "every head of the layer" if h == "all" else f"head {h}")
     heads = tuple((int(layer), h) for h in range(model.heads)) if head == "all" else ((int(layer), int(head)),)
     results = computed(lambda: cached.model_ablation(tables.current_table_name(), ids, heads))

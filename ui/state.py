@@ -7,6 +7,7 @@ for a tampered one; the page is told, in plain text, which value was not used.
 from __future__ import annotations
 
 import functools
+import hashlib
 from typing import Any, Callable
 
 import streamlit as st
@@ -15,6 +16,9 @@ from core.limits import MAX_TEXT_CHARS
 from ui import render
 
 QUERY_KEYS = "_query_keys"          # query-param name -> session store key, this run
+QUERY_OF_STORE = "_query_of_store"  # session store key -> its query-param name, every run so far
+PAGE = "_page"                      # the url path of the page this run draws
+DRAWN_ON = "_kept_drawn_on"         # kept widget key -> the page it was last drawn on
 PENDING_WARNINGS = "_pending_warnings"   # messages found while reading the URL, shown atop the page
 
 
@@ -33,6 +37,8 @@ def keep(key: str, default: Any, query: str | None = None,
     `parse` turns the URL text into a value and raises ValueError for a tampered one.
     """
     store = f"keep_{key}"
+    if query:
+        st.session_state.setdefault(QUERY_OF_STORE, {})[store] = query
     if store not in st.session_state:
         value = default
         if query and query in st.query_params:
@@ -52,15 +58,74 @@ def keep(key: str, default: Any, query: str | None = None,
 def set_kept(key: str, value: Any) -> None:
     st.session_state[f"keep_{key}"] = value
 
-def _copy_widget(key: str) -> None:
-    st.session_state[f"keep_{key}"] = st.session_state[key]
+
+def forget_kept(key: str) -> None:
+    """Drop a kept value and its URL parameter: the next run starts it from its default (the
+    URL's value belonged to the view being left, e.g. another table's tokens)."""
+    store = f"keep_{key}"
+    st.session_state.pop(store, None)
+    query = st.session_state.get(QUERY_OF_STORE, {}).get(store)
+    if query and query in st.query_params:
+        del st.query_params[query]
+
+
+def scoped_key(key: str, *scope) -> str:
+    """The key of a widget whose options come from the table or the text, made of what they come
+    from: when that changes the widget is a new one. A keyed widget keeps its value across option
+    changes (and the browser keeps showing its old label), so a drop-down would otherwise hold
+    another table's token beside this table's numbers."""
+    digest = hashlib.blake2b(repr(scope).encode(), digest_size=5).hexdigest()
+    return f"{key}@{digest}"
+
+
+def _copy_widget(widget_key: str, key: str) -> None:
+    st.session_state[f"keep_{key}"] = st.session_state[widget_key]
+
+
+_MISSING = object()
+
 
 def kept_widget(widget: Callable, label: str, key: str, default: Any, query: str | None = None,
-                parse: Callable[[str], Any] | None = None, **kwargs) -> Any:
-    """A widget whose value persists across pages (Streamlit drops unrendered widget state)."""
-    keep(key, default, query, parse)
-    st.session_state[key] = st.session_state[f"keep_{key}"]
-    return widget(label, key=key, on_change=_copy_widget, args=(key,), **kwargs)
+                parse: Callable[[str], Any] | None = None, scope: tuple | None = None, **kwargs) -> Any:
+    """A widget whose value persists across pages (Streamlit drops unrendered widget state).
+
+    `scope`: what the widget's options come from (see scoped_key); its value is kept under `key`.
+    A kept value that is not one of `options` or is outside `min_value`..`max_value` (another
+    table's, a shorter text's) falls back to the default. The widget is given the kept value only
+    when it differs from what the widget holds: resending an equal value would overwrite
+    whatever the user is typing into it while a rerun is on its way.
+    """
+    value = keep(key, default, query, parse)
+    if not _fits(value, kwargs):
+        value = default if _fits(default, kwargs) else _first_fit(kwargs, default)
+        set_kept(key, value)
+    widget_key = key if scope is None else scoped_key(key, *scope)
+    drawn_on = st.session_state.setdefault(DRAWN_ON, {})
+    page = st.session_state.get(PAGE)
+    # Another page's widget of the same key (the shared sentence) is not this one: give it the value.
+    if drawn_on.get(widget_key) != page or st.session_state.get(widget_key, _MISSING) != value:
+        st.session_state[widget_key] = value
+    drawn_on[widget_key] = page
+    return widget(label, key=widget_key, on_change=_copy_widget, args=(widget_key, key), **kwargs)
+
+
+def _fits(value, kwargs: dict) -> bool:
+    if "options" in kwargs:
+        return value in list(kwargs["options"])
+    low, high = kwargs.get("min_value"), kwargs.get("max_value")
+    try:
+        return (low is None or value >= low) and (high is None or value <= high)
+    except TypeError:             # a range slider's (first, last): checked by its own page
+        return True
+
+
+def _first_fit(kwargs: dict, default):
+    if "options" in kwargs:
+        options = list(kwargs["options"])
+        return options[0] if options else default
+    low, high = kwargs.get("min_value"), kwargs.get("max_value")
+    return min(max(default, low if low is not None else default), high if high is not None else default)
+
 
 def parse_choice(options) -> Callable[[str], Any]:
     options = list(options)
@@ -135,3 +200,8 @@ def fragment(function: Callable) -> Callable:
 def start_query_registry() -> None:
     """A full run starts with no URL-backed values; each widget registers its own."""
     st.session_state[QUERY_KEYS] = {}
+
+
+def on_page(url_path: str) -> None:
+    """The page this run draws (kept widgets of the same key on two pages are two widgets)."""
+    st.session_state[PAGE] = url_path

@@ -3,9 +3,11 @@ uploads, plus the session's own edits. Shared tables are read-only; edits produc
 """
 from __future__ import annotations
 
+from typing import Callable
+
 import streamlit as st
 
-from core.edits import apply_operations
+from core.edits import apply_operation, apply_operations, describe_operations
 from core.limits import MAX_SESSION_UPLOADS, MAX_TABLE_NAME_CHARS
 from core.tables import EmbeddingTable
 from core.text import markdown_literal as md
@@ -13,15 +15,14 @@ from core.text import shorten
 from core.toy_tables import TOY_TABLES
 from ui import cached
 from ui.keys import TABLE_KEY
-from ui.state import parse_choice, set_kept, warn_later
+from ui.state import forget_kept, parse_choice, set_kept, warn_later
 
 DEFAULT_TABLE = "seed000"
 EXTRA_TABLES = "extra_tables"        # name -> picker label of this session's models and uploads
 UPLOADS = "uploads"                  # name -> uploaded table (this session only)
 OPERATIONS = "table_operations"      # name -> this session's edits and resizes
-# Widgets whose options come from the table: a new table starts them afresh.
-TABLE_WIDGETS = ("home_position", "lookup_edit_row", "lookup_edit_col", "lookup_dist_a", "lookup_dist_b",
-                 "attn_swap_i", "attn_swap_j")
+ACTIVE = "_active_table"             # ((name, base key, operations), the table they make): the current one only
+CHANGE_NOTE = "_table_change_note"   # (section, "success" | "error", message) of the last edit action
 
 
 def table_choices() -> dict[str, str]:
@@ -121,13 +122,13 @@ def reset_view_on_table_change() -> None:
     if previous is None or previous == name:
         return
     set_kept("lookup_text", default_text(name))
-    for key in ("geo_tokens", "geo_query", "lookup_ids", "models_ablate_layer", "models_ablate_head",
+    for key in ("home_position", "geo_tokens", "geo_query", "lookup_ids", "models_ablate_layer", "models_ablate_head",
                 "models_lens_position", "maps_set", "maps_n", "maps_perplexity", "maps_neighbours",
                 "axes_x_from", "axes_x_to", "axes_y_from", "axes_y_to", "analogy_a", "analogy_b",
                 "analogy_c", "analogy_expected", "compare_other", "compare_words"):
-        st.session_state.pop(f"keep_{key}", None)
-    for widget in TABLE_WIDGETS:       # their options were the old table's tokens or positions
-        st.session_state.pop(widget, None)
+        forget_kept(key)
+    # Widgets whose options come from the table are keyed by it (ui.state.scoped_key): the old
+    # table's widgets are simply not drawn again, so none of them can show or return its choices.
 
 
 def add_table(name: str, label: str) -> None:
@@ -141,6 +142,9 @@ def forget_table(name: str) -> None:
     st.session_state.get(EXTRA_TABLES, {}).pop(name, None)
     st.session_state.get(UPLOADS, {}).pop(name, None)
     st.session_state.get(OPERATIONS, {}).pop(name, None)
+    memo = st.session_state.get(ACTIVE)
+    if memo is not None and memo[0][0] == name:
+        st.session_state.pop(ACTIVE, None)
 
 
 def keep_upload(table: EmbeddingTable) -> None:
@@ -179,25 +183,62 @@ def table_operations(name: str | None = None) -> list:
 
 
 def active_table() -> EmbeddingTable:
-    """The table every page works on: the shared base plus this session's own operations."""
+    """The table every page works on: the shared base plus this session's own operations.
+
+    The edited table of the current name is kept (one per session): an action is applied to it
+    (`add_operation`), and the history is replayed only when the session comes back to a table."""
     name = current_table_name()
+    base = base_table(name)
     operations = tuple(table_operations(name))
-    cached = st.session_state.get("_active_table")
-    if cached is not None and cached[0] == (name, operations):
-        return cached[1]
-    table = apply_operations(base_table(name), operations)
-    st.session_state["_active_table"] = ((name, operations), table)
+    memo = st.session_state.get(ACTIVE)
+    if memo is not None and memo[0] == (name, base.key, operations):
+        return memo[1]
+    st.session_state.pop(ACTIVE, None)            # free the previous table before building this one
+    table = apply_operations(base, operations)
+    st.session_state[ACTIVE] = ((name, base.key, operations), table)
     return table
 
 
-def add_operation(operation) -> None:
-    """Button callback: append an edit or resize to this session's table (before the rerun)."""
+def add_operation(operation, section: str, done: Callable[[EmbeddingTable], str]) -> None:
+    """Button callback: apply an edit or resize to this session's table (before the rerun) and say
+    what changed (`done` writes it from the table after the action). A refused action (a bound,
+    a stale cell) changes nothing and says why."""
+    table = active_table()
+    name, operations = current_table_name(), tuple(table_operations())
+    try:
+        edited = apply_operation(table, base_table(name).key, operations, operation)
+    except ValueError as error:
+        note_change(section, "error", f"Nothing was changed: {error}.")
+        return
     table_operations().append(operation)
+    st.session_state[ACTIVE] = ((name, base_table(name).key, operations + (operation,)), edited)
+    note_change(section, "success", done(edited))
 
 
-def reset_operations() -> None:
-    """Button callback: drop this session's edits of the current table."""
-    table_operations().clear()
+def reset_operations(section: str) -> None:
+    """Button callback: drop this session's edits of the current table, and say what was dropped."""
+    operations = table_operations()
+    if not operations:
+        note_change(section, "success", "Nothing to reset: the table has no edits.")
+        return
+    dropped = describe_operations(operations)
+    operations.clear()
+    table = active_table()
+    note_change(section, "success", f"Reset: {dropped} dropped; the table is the original "
+                                    f"{table.vocab_size:,} × {table.width} again.")
+
+
+def note_change(section: str, kind: str, message: str) -> None:
+    st.session_state[CHANGE_NOTE] = (section, kind, message)
+
+
+def pop_change_note(section: str) -> tuple[str, str] | None:
+    """(kind, message) of the last action of this section, shown once."""
+    note = st.session_state.get(CHANGE_NOTE)
+    if note is None or note[0] != section:
+        return None
+    del st.session_state[CHANGE_NOTE]
+    return note[1], note[2]
 
 
 def is_edited() -> bool:

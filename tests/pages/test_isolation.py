@@ -15,7 +15,7 @@ def lookup_x(at) -> np.ndarray:
 
 def test_an_edit_in_one_session_is_invisible_in_another():
     first = open_page("lookup")
-    first.number_input(key="lookup_edit_value_0_0").set_value(42.0).run()
+    first.number_input(key="lookup_edit_value").set_value(42.0).run()
     first.button(key="lookup_edit_apply").click().run()
     assert lookup_x(first)[1, 0] == 42.0          # 'γ α': α is position 1
     second = open_page("lookup")

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import numpy as np
-from helpers import assert_clean, open_page, texts
+from helpers import assert_clean, open_page, scoped, texts
 
 
 def comparison(at):
@@ -21,7 +21,7 @@ def test_the_seed_000_token_on_its_toy_table():
 
 def test_choosing_another_position():
     at = open_page("home", table="seed000")
-    at.selectbox(key="home_position").set_value(1).run()
+    scoped(at, "selectbox", "home_position").set_value(1).run()
     assert comparison(at).loc[0, "Token ID"] == "0"           # α
 
 

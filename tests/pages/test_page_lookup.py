@@ -5,7 +5,7 @@ import json
 
 import numpy as np
 import pytest
-from helpers import assert_clean, figure, open_page, plotly_array, texts
+from helpers import assert_clean, figure, open_page, plotly_array, scoped, texts
 
 
 def x_matrix(at) -> np.ndarray:
@@ -26,7 +26,7 @@ def test_lookup_runs_clean_with_seed000_numbers():
 
 def test_distance_between_rows_0_and_2_is_4():
     at = open_page("lookup")
-    at.selectbox(key="lookup_dist_b").set_value(2).run()
+    scoped(at, "selectbox", "lookup_dist_b").set_value(2).run()
     assert any("‖E_a − E_b‖² = **4**" in m for m in texts(at.markdown))
 
 
@@ -61,9 +61,9 @@ def test_repeated_ids_share_a_row():
 def test_edit_changes_every_occurrence_and_reset_restores():
     at = open_page("lookup")
     at.text_input(key="lookup_text").input("γ α γ").run()
-    at.selectbox(key="lookup_edit_row").set_value(2).run()
-    at.number_input(key="lookup_edit_col").set_value(1).run()
-    at.number_input(key="lookup_edit_value_2_1").set_value(7.5).run()
+    scoped(at, "selectbox", "lookup_edit_row").set_value(2).run()
+    scoped(at, "number_input", "lookup_edit_col").set_value(1).run()
+    at.number_input(key="lookup_edit_value").set_value(7.5).run()
     at.button(key="lookup_edit_apply").click().run()
     assert_clean(at)
     X = x_matrix(at)
@@ -74,8 +74,8 @@ def test_edit_changes_every_occurrence_and_reset_restores():
 
 def test_edit_survives_a_bad_input_and_a_page_change():
     at = open_page("lookup")
-    at.selectbox(key="lookup_edit_row").set_value(2).run()
-    at.number_input(key="lookup_edit_value_2_0").set_value(3.0).run()
+    scoped(at, "selectbox", "lookup_edit_row").set_value(2).run()
+    at.number_input(key="lookup_edit_value").set_value(3.0).run()
     at.button(key="lookup_edit_apply").click().run()
     at.text_input(key="lookup_text").input("nonsense").run()
     assert at.error
@@ -146,7 +146,7 @@ def test_home_comparison_table():
     frame = at.dataframe[0].value
     assert list(frame.columns) == ["Property", "Token ID", "One-hot", "Token embedding", "Contextual vector"]
     assert frame.iloc[0]["Token ID"] == "2" and frame.iloc[0]["One-hot"] == "[0, 0, 1]"
-    at.selectbox(key="home_position").set_value(1).run()
+    scoped(at, "selectbox", "home_position").set_value(1).run()
     assert at.dataframe[0].value.iloc[0]["Token embedding"] == "[1, 0, 1, 0]"
 
 
@@ -173,7 +173,7 @@ def test_an_upload_opens_with_its_own_words_and_fresh_widgets():
     at = AppTest.from_file(APP, default_timeout=TIMEOUT)
     at.switch_page("app_pages/lookup.py")
     at.run()
-    at.selectbox(key="lookup_edit_row").set_value(2).run()            # 'γ' of seed 000
+    scoped(at, "selectbox", "lookup_edit_row").set_value(2).run()            # 'γ' of seed 000
     at.session_state["uploads"] = {"upload:mine": table}
     at.session_state["extra_tables"] = {"upload:mine": "mine.npy (upload)"}
     at.session_state["keep_table"] = "upload:mine"               # as the sidebar's picker does
@@ -181,7 +181,7 @@ def test_an_upload_opens_with_its_own_words_and_fresh_widgets():
     assert_clean(at)
     assert not at.error, texts(at.error)
     assert at.text_input(key="lookup_text").value == "sun moon star sky"
-    assert at.selectbox(key="lookup_edit_row").value == 0
+    assert scoped(at, "selectbox", "lookup_edit_row").value == 0
 
 
 def test_figures_download_under_their_own_names():

@@ -5,12 +5,12 @@ and clicks without pressing Enter; arguments built in the previous run would car
 from __future__ import annotations
 
 import numpy as np
-from helpers import figure, open_page, plotly_array, visible
+from helpers import figure, open_page, plotly_array, scoped, visible
 
 
 def test_apply_edit_uses_the_value_typed_with_the_click():
     at = open_page("lookup", table="seed000")
-    at.number_input(key="lookup_edit_value_0_0").set_value(9.5)
+    at.number_input(key="lookup_edit_value").set_value(9.5)
     at.button(key="lookup_edit_apply").click().run()
     assert not at.exception
     X = plotly_array(figure(at, 0)["data"][0]["z"]).astype(float)
@@ -19,8 +19,8 @@ def test_apply_edit_uses_the_value_typed_with_the_click():
 
 def test_apply_edit_after_choosing_another_coordinate():
     at = open_page("lookup", table="seed000")
-    at.number_input(key="lookup_edit_col").set_value(1).run()
-    at.number_input(key="lookup_edit_value_0_1").set_value(-3.25)
+    scoped(at, "number_input", "lookup_edit_col").set_value(1).run()
+    at.number_input(key="lookup_edit_value").set_value(-3.25)
     at.button(key="lookup_edit_apply").click().run()
     X = plotly_array(figure(at, 0)["data"][0]["z"]).astype(float)
     assert X[1, 1] == -3.25 and X[1, 0] == 1.0

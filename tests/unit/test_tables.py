@@ -137,3 +137,47 @@ def test_token_index_checks_strings_when_hashes_collide():
 
     index = TokenIndex([Colliding(w) for w in ("cat", "dog", "cat", "eel")])
     assert [index.get(Colliding(w)) for w in ("cat", "dog", "eel", "fox")] == [0, 1, 3, None]
+
+
+def test_one_more_action_equals_replaying_the_whole_history():
+    """Add rows / Apply edit build on the kept edited table (one action per click, issue 22 item 3);
+    after every step the table, its rows, ids and cache key equal a full replay from the base."""
+    from core.edits import apply_operation
+
+    base = seed001_lab_table()
+    history = (CoordinateEdit(0, 0, 1.0), Resize(3, "normal", 1), CoordinateEdit(7, 5, -2.0),
+               CoordinateEdit(0, 0, 4.5), Resize(2, "mean", 4), CoordinateEdit(10, 1, 0.25))
+    edited, done = base, ()
+    for operation in history:
+        edited = apply_operation(edited, base.key, done, operation)
+        done += (operation,)
+        replayed = apply_operations(base, done)
+        np.testing.assert_array_equal(edited.weight, replayed.weight)     # same float64 steps: exact
+        assert edited.tokens == replayed.tokens and edited.ids.tolist() == replayed.ids.tolist()
+        assert edited.key == replayed.key != base.key
+    assert edited.weight.shape == (11, 6) and edited.weight[0, 0] == 4.5
+    assert base.weight[0, 0] != 4.5                                      # the shared table is untouched
+
+
+def test_rows_added_one_click_at_a_time_obey_max_rows(monkeypatch):
+    from core import edits
+    from core.edits import apply_operation
+
+    monkeypatch.setattr(edits, "MAX_ROWS", 10)
+    base = seed001_lab_table()                                           # 6 rows
+    grown = apply_operation(base, base.key, (), Resize(3, "normal", 0))  # 9 rows
+    with pytest.raises(ValueError, match="the table has 9 rows: 2 more would pass the limit of 10 rows "
+                                         r"\(at most 1 can be added\)"):
+        apply_operation(grown, base.key, (Resize(3, "normal", 0),), Resize(2, "normal", 1))
+    with pytest.raises(ValueError, match="limit of 10 rows"):
+        apply_operations(base, [Resize(3, "normal", 0), Resize(2, "normal", 1)])
+
+
+def test_an_edit_outside_the_table_is_refused():
+    from core.edits import apply_operation
+
+    base = seed001_lab_table()
+    with pytest.raises(ValueError, match="row 6 is outside 0..5"):
+        apply_operation(base, base.key, (), CoordinateEdit(6, 0, 1.0))
+    with pytest.raises(ValueError, match="not a finite number"):
+        apply_operations(base, [CoordinateEdit(0, 0, float("nan"))])
