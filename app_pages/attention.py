@@ -16,7 +16,7 @@ from core.attention import (
 from core.figures.attention import HEAD_STEPS, head_figure, head_matrix
 from core.figures.base import grouped_bars, matrix_heatmap
 from core.lessons.context_demo import compare_contexts, permutation_check
-from core.limits import MAX_TOY_TOKENS
+from core.limits import MAX_TEXT_CHARS, MAX_TOY_TOKENS
 from core.lookup import lookup
 from core.text import format_number
 from core.toy_tables import seed001_lab_table
@@ -76,9 +76,13 @@ def projections(d: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
                               format_func={"identity": "identity", "random": "random (seeded)",
                                            "pretrained": "a head of the model"}.get)
     if kind == "pretrained":
-        name = tables.current_table_name()      # another model has other layers and heads
-        layer = c2.number_input("Layer", 0, model.layers - 1, 0, key=state.scoped_key("attn_proj_layer", name))
-        head = c3.number_input("Head", 0, model.heads - 1, 0, key=state.scoped_key("attn_proj_head", name))
+        scope = (tables.current_table_name(),)      # another model has other layers and heads
+        layer = state.kept_widget(c2.number_input, "Layer", "attn_proj_layer", 0, query="player",
+                                  parse=state.parse_int_in(0, model.layers - 1), scope=scope,
+                                  min_value=0, max_value=model.layers - 1)
+        head = state.kept_widget(c3.number_input, "Head", "attn_proj_head", 0, query="phead",
+                                 parse=state.parse_int_in(0, model.heads - 1), scope=scope,
+                                 min_value=0, max_value=model.heads - 1)
         st.caption("The head's W_Q, W_K, W_V applied to X + P directly: biases, normalisation and RoPE "
                    "of the real model are left out.")
         try:
@@ -86,9 +90,11 @@ def projections(d: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         except ValueError as error:
             render.error_box(error)
     default = d if d <= 16 else 16
-    width = tables.current_table_name(), d          # their range is this table's
-    d_k = c2.number_input("d_k", 1, max(d, 64), default, key=state.scoped_key("attn_dk", *width))
-    d_v = c3.number_input("d_v", 1, max(d, 64), default, key=state.scoped_key("attn_dv", *width))
+    scope, high = (tables.current_table_name(), d), max(d, 64)      # their range is this table's
+    d_k = state.kept_widget(c2.number_input, "d_k", "attn_dk", default, query="dk", parse=state.parse_int_in(1, high),
+                            scope=scope, min_value=1, max_value=high)
+    d_v = state.kept_widget(c3.number_input, "d_v", "attn_dv", default, query="dv", parse=state.parse_int_in(1, high),
+                            scope=scope, min_value=1, max_value=high)
     if kind == "random":
         return random_projection(d, d_k, 1), random_projection(d, d_k, 2), random_projection(d, d_v, 3)
     return identity_projection(d, d_k), identity_projection(d, d_k), identity_projection(d, d_v)
@@ -115,9 +121,11 @@ def show_one_head(token_ids: list[int], tokens: list[str], P) -> None:
     st.latex(r"H=X+P,\;Q=HW_Q,\;K=HW_K,\;V_h=HW_V,\;A=\mathrm{softmax}_{row}\!\left(\tfrac{QK^\top}{\sqrt{d_k}}+M\right),\;O=AV_h")
     c1, c2, c3 = st.columns(3)
     causal = state.kept_widget(c1.toggle, "Causal mask", "attn_causal", model is None or model.causal, query="causal",
-                                parse=lambda raw: raw == "True")
-    use_positions = c2.toggle("Add positions", True, key="attn_use_pos", disabled=P is None)
-    scaled = c3.toggle("Scale by 1/√d_k", True, key="attn_scaled")
+                                parse=state.parse_bool)
+    use_positions = state.kept_widget(c2.toggle, "Add positions", "attn_use_pos", True, query="addpos",
+                                      parse=state.parse_bool, disabled=P is None)
+    scaled = state.kept_widget(c3.toggle, "Scale by 1/√d_k", "attn_scaled", True, query="scaled",
+                               parse=state.parse_bool)
     W_q, W_k, W_v = projections(table.width)
     X = lookup(table.weight, table.rows_for_ids(token_ids))
     result = attention_head(X, P if use_positions else None, W_q, W_k, W_v, causal=causal, scaled=scaled)
@@ -127,12 +135,12 @@ def show_one_head(token_ids: list[int], tokens: list[str], P) -> None:
 
 @state.fragment
 def show_seed000() -> None:
-    if not st.toggle("Seed 000 two-position example: A = [[1, 0], [½, ½]], O = [[2, 0], [1, 2]]",
-                     key="attn_seed000"):
+    if not state.kept_widget(st.toggle, "Seed 000 two-position example: A = [[1, 0], [½, ½]], O = [[2, 0], [1, 2]]",
+                             "attn_seed000", False, query="ex000", parse=state.parse_bool):
         return
     result = seed000_example()
     st.markdown("Every unmasked score is 0; values (2, 0) and (0, 4).")
-    show_head(result, ["0", "1"], ["p0", "p1"], "attn_seed000_step", default="O = A V_h")
+    show_head(result, ["0", "1"], ["p0", "p1"], "attn_seed000_step", default="O = A V_h", query="step000")
 
 
 @state.fragment
@@ -143,10 +151,12 @@ def show_permutation(token_ids: list[int], tokens: list[str]) -> None:
         return
     c1, c2 = st.columns(2)
     scope = (tables.current_table_name(), tuple(tokens))     # positions of this table's tokens of this text
-    i = c1.selectbox("Swap position", range(len(tokens)), key=state.scoped_key("attn_swap_i", *scope),
-                     format_func=lambda p: f"{p}: {tokens[p]}")
-    j = c2.selectbox("with position", range(len(tokens)), index=1, key=state.scoped_key("attn_swap_j", *scope),
-                     format_func=lambda p: f"{p}: {tokens[p]}")
+    positions, label = list(range(len(tokens))), (lambda p: f"{p}: {tokens[p]}")
+    parse = state.parse_int_in(0, len(tokens) - 1)
+    i = state.kept_widget(c1.selectbox, "Swap position", "attn_swap_i", 0, query="swap", parse=parse,
+                          scope=scope, options=positions, format_func=label)
+    j = state.kept_widget(c2.selectbox, "with position", "attn_swap_j", 1, query="with", parse=parse,
+                          scope=scope, options=positions, format_func=label)
     for positions in (False, True):
         check = permutation_check(table, token_ids, int(i), int(j), positions=positions)
         verdict = "the rows of O are permuted the same way ✅" if check.rows_permuted else \
@@ -170,8 +180,10 @@ def show_context_demo() -> None:
     lab = seed001_lab_table()
     st.caption(f"Always on the lab table: {lab.source}. Identity Q/K/V, sinusoidal positions, causal.")
     c1, c2 = st.columns(2)
-    first = c1.text_input("Sentence 1", "Oto kamienny zamek", key="attn_ctx_1")
-    second = c2.text_input("Sentence 2", "oto metalowy zamek", key="attn_ctx_2")
+    first = state.kept_widget(c1.text_input, "Sentence 1", "attn_ctx_1", "Oto kamienny zamek", query="s1",
+                              parse=state.parse_text, max_chars=MAX_TEXT_CHARS)
+    second = state.kept_widget(c2.text_input, "Sentence 2", "attn_ctx_2", "oto metalowy zamek", query="s2",
+                               parse=state.parse_text, max_chars=MAX_TEXT_CHARS)
     try:
         first_ids, second_ids = lab.tokenize(first), lab.tokenize(second)
         comparison = compare_contexts(lab, first_ids, second_ids)

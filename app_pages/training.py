@@ -11,7 +11,9 @@ from core.figures.base import grouped_bars, matrix_heatmap, vector_bars
 from core.figures.training import loss_curve, moving_points_animation
 from core.limits import (
     MAX_ABS_LEARNING_RATE,
+    MAX_CORPUS_CHARS,
     MAX_TABLE_STEPS,
+    MAX_TEXT_CHARS,
     MAX_TINY_STEPS,
     TINY_LEARNING_RATE_RANGE,
     TINY_WIDTH_RANGE,
@@ -37,7 +39,7 @@ from core.training import (
     train_table_steps,
     trajectory_note,
 )
-from ui import render, widgets
+from ui import render, state, widgets
 
 st.title("🏋️ Training: the gradient moves the rows it touched")
 st.caption("Each section trains its own small table, named in it, whatever table the sidebar shows.")
@@ -56,10 +58,14 @@ def show_lab() -> None:
     st.caption(f"{lab.source}. Output vectors are frozen and separate from the input table; "
                "no momentum, no weight decay.")
     c1, c2, c3 = st.columns(3)
-    c1.selectbox("Input token", lab.tokens, index=lab.tokens.index("kamienny"), key="train_input")
-    target_name = c2.selectbox("Target (the label)", LAB_OUTPUT_TOKENS, key="train_target")
-    lr = c3.number_input("Learning rate", -MAX_ABS_LEARNING_RATE, MAX_ABS_LEARNING_RATE, LAB_LEARNING_RATE, step=0.1, format="%.3f",
-                         key="train_lr")
+    state.kept_widget(c1.selectbox, "Input token", "train_input", "kamienny", query="tinput",
+                      parse=state.parse_choice(lab.tokens), options=lab.tokens)
+    target_name = state.kept_widget(c2.selectbox, "Target (the label)", "train_target", LAB_OUTPUT_TOKENS[0],
+                                    query="ttarget", parse=state.parse_choice(LAB_OUTPUT_TOKENS),
+                                    options=LAB_OUTPUT_TOKENS)
+    lr = state.kept_widget(c3.number_input, "Learning rate", "train_lr", LAB_LEARNING_RATE, query="tlr",
+                           parse=LEARNING_RATE, min_value=-MAX_ABS_LEARNING_RATE,
+                           max_value=MAX_ABS_LEARNING_RATE, step=0.1, format="%.3f")
     history = lab_history()
     b1, b2, b3 = st.columns(3)
     target = LAB_OUTPUT_TOKENS.index(target_name)
@@ -73,6 +79,10 @@ def show_lab() -> None:
     b3.button("Reset", key="train_reset", disabled=len(history) < 2, on_click=history.__delitem__,
               args=(slice(1, None),))
     show_step(step, target_name, len(history) - 1)
+
+
+LEARNING_RATE = state.parse_float_in(-MAX_ABS_LEARNING_RATE, MAX_ABS_LEARNING_RATE)
+OPTIMIZERS = {"sgd": "SGD", "momentum": "SGD + momentum 0.9", "adam": "Adam"}
 
 
 def take_typed_step() -> None:
@@ -126,14 +136,19 @@ def show_batch() -> None:
     st.subheader("A sequence: Sᵀ G, and the optimizer's update")
     st.caption("Next-token loss of a frozen random read-out W_out (seed 0) over the lab table. "
                "Repeated ids accumulate gradient in one row; untouched rows get zero gradient.")
-    text = st.text_input("Sequence", "oto zamek oto klucz oto", key="train_batch_text")
+    text = state.kept_widget(st.text_input, "Sequence", "train_batch_text", "oto zamek oto klucz oto",
+                             query="bseq", parse=state.parse_text, max_chars=MAX_TEXT_CHARS)
     c1, c2, c3, c4 = st.columns(4)
-    kind = c1.selectbox("Optimizer", ["sgd", "momentum", "adam"], key="train_opt",
-                        format_func={"sgd": "SGD", "momentum": "SGD + momentum 0.9", "adam": "Adam"}.get)
-    lr = c2.number_input("lr", -MAX_ABS_LEARNING_RATE, MAX_ABS_LEARNING_RATE, 0.5, step=0.1, key="train_batch_lr")
-    decay = c3.number_input("weight decay", 0.0, 10.0, 0.0, step=0.01, key="train_wd")
-    steps = c4.number_input("steps", 1, MAX_TABLE_STEPS, 1, key="train_batch_steps")
-    frozen = st.toggle("Frozen table (requires_grad = False)", key="train_frozen")
+    kind = state.kept_widget(c1.selectbox, "Optimizer", "train_opt", "sgd", query="bopt",
+                             parse=state.parse_choice(OPTIMIZERS), options=list(OPTIMIZERS), format_func=OPTIMIZERS.get)
+    lr = state.kept_widget(c2.number_input, "lr", "train_batch_lr", 0.5, query="blr", parse=LEARNING_RATE,
+                           min_value=-MAX_ABS_LEARNING_RATE, max_value=MAX_ABS_LEARNING_RATE, step=0.1)
+    decay = state.kept_widget(c3.number_input, "weight decay", "train_wd", 0.0, query="bwd",
+                              parse=state.parse_float_in(0.0, 10.0), min_value=0.0, max_value=10.0, step=0.01)
+    steps = state.kept_widget(c4.number_input, "steps", "train_batch_steps", 1, query="bsteps",
+                              parse=state.parse_int_in(1, MAX_TABLE_STEPS), min_value=1, max_value=MAX_TABLE_STEPS)
+    frozen = state.kept_widget(st.toggle, "Frozen table (requires_grad = False)", "train_frozen", False,
+                               query="bfrozen", parse=state.parse_bool)
     try:
         ids = lab.tokenize(text)
         readout = frozen_readout(lab.weight.shape)
@@ -161,19 +176,32 @@ def show_batch() -> None:
 
 def show_live_model() -> None:
     st.subheader("A small model trained live")
-    source = st.radio("Corpus", ["built-in", "your text"], horizontal=True, key="train_corpus_kind")
-    text = BUILTIN_CORPUS if source == "built-in" else st.text_area("Your text", key="train_corpus_text")
+    source = state.kept_widget(st.radio, "Corpus", "train_corpus_kind", "built-in", query="corpus",
+                               parse=state.parse_choice(["built-in", "your text"]), options=["built-in", "your text"],
+                               horizontal=True)
+    text = BUILTIN_CORPUS if source == "built-in" else state.kept_widget(
+        st.text_area, "Your text", "train_corpus_text", "", query="ctext",
+        parse=state.parse_text_up_to(MAX_CORPUS_CHARS), max_chars=MAX_CORPUS_CHARS)
     with st.expander("Built-in corpus" if source == "built-in" else "Tokens", expanded=False):
         st.text(text[:2000])
     c1, c2, c3, c4 = st.columns(4)
-    steps = c1.number_input("Steps", 0, MAX_TINY_STEPS, 200, step=50, key="train_live_steps")
-    width = c2.number_input("Width d", *TINY_WIDTH_RANGE, 16, key="train_live_d")
-    attention = c3.toggle("Attention head", True, key="train_live_attn")
-    tied = c4.toggle("Tied output", False, key="train_live_tied")
-    lr = c1.number_input("Adam lr", *TINY_LEARNING_RATE_RANGE, 0.02, format="%.4f", key="train_live_lr")
-    seed = c2.number_input("Seed", 0, 10_000, 0, key="train_live_seed")
-    basis = c3.radio("PCA basis", ["final", "initial"], key="train_live_basis",
-                     format_func=lambda b: f"fixed, from the {b} table")
+    steps = state.kept_widget(c1.number_input, "Steps", "train_live_steps", 200, query="lsteps",
+                              parse=state.parse_int_in(0, MAX_TINY_STEPS), min_value=0, max_value=MAX_TINY_STEPS,
+                              step=50)
+    low, high = TINY_WIDTH_RANGE
+    width = state.kept_widget(c2.number_input, "Width d", "train_live_d", 16, query="ld",
+                              parse=state.parse_int_in(low, high), min_value=low, max_value=high)
+    attention = state.kept_widget(c3.toggle, "Attention head", "train_live_attn", True, query="lattn",
+                                  parse=state.parse_bool)
+    tied = state.kept_widget(c4.toggle, "Tied output", "train_live_tied", False, query="ltied", parse=state.parse_bool)
+    low, high = TINY_LEARNING_RATE_RANGE
+    lr = state.kept_widget(c1.number_input, "Adam lr", "train_live_lr", 0.02, query="llr",
+                           parse=state.parse_float_in(low, high), min_value=low, max_value=high, format="%.4f")
+    seed = state.kept_widget(c2.number_input, "Seed", "train_live_seed", 0, query="lseed",
+                             parse=state.parse_int_in(0, 10_000), min_value=0, max_value=10_000)
+    basis = state.kept_widget(c3.radio, "PCA basis", "train_live_basis", "final", query="lbasis",
+                              parse=state.parse_choice(["final", "initial"]), options=["final", "initial"],
+                              format_func=lambda b: f"fixed, from the {b} table")
     config = TinyModelConfig(width=int(width), attention=attention, tied=tied, steps=int(steps),
                              lr=float(lr), seed=int(seed))
     if st.button("Train", type="primary", key="train_live_go"):
@@ -214,7 +242,8 @@ def show_live_model() -> None:
     render.show_figure(moving_points_animation(frames, run.snapshot_steps, run.vocabulary,
                                                f"Embedding rows moving (PCA basis fixed from the {basis} table)"),
                        key="train_anim")
-    word = st.selectbox("Neighbours of", run.vocabulary, key="train_live_word")
+    word = st.selectbox("Neighbours of", run.vocabulary,         # this run's words (a new run, new widget)
+                        key=state.scoped_key("train_live_word", tuple(run.vocabulary)))
     table = neighbours_before_after(run, word, k=min(5, len(run.vocabulary) - 1))
     render.show_frame(pd.DataFrame({f"{when} training": [f"{t} ({s:.2f})" for t, s in pairs]
                                for when, pairs in table.items()}), hide_index=True)

@@ -55,6 +55,7 @@ MAX_ABS_LEARNING_RATE = 1e6         # larger values are refused; up to this, div
 MAX_TABLE_STEPS = 100               # steps of the S^T G section
 MAX_TINY_STEPS = 5_000              # steps of the small model trained live
 MAX_CORPUS_TOKENS = 20_000
+MAX_CORPUS_CHARS = 200_000          # the live model's own text, typed or from the URL (~10 characters a token)
 TINY_WIDTH_RANGE = (2, 64)          # d of the small model
 TINY_LEARNING_RATE_RANGE = (1e-4, 1.0)   # Adam's learning rate for the small model
 

@@ -158,11 +158,25 @@ def parse_int_in(low: int, high: int) -> Callable[[str], int]:
 def parse_float_in(low: float, high: float) -> Callable[[str], float]:
     return _parse_number_in(float, "a number", low, high)
 
+def parse_bool(raw: str) -> bool:
+    """A toggle's value in the URL: exactly True or False."""
+    if raw not in ("True", "False"):
+        raise ValueError(f"{raw[:40]!r} is not True or False")
+    return raw == "True"
+
+
 def parse_text(raw: str) -> str:
-    if len(raw) > MAX_TEXT_CHARS:
-        st.warning(f"The link's text had {len(raw):,} characters; the first {MAX_TEXT_CHARS:,} are used.")
-        return raw[:MAX_TEXT_CHARS]
-    return raw
+    return parse_text_up_to(MAX_TEXT_CHARS)(raw)
+
+
+def parse_text_up_to(limit: int) -> Callable[[str], str]:
+    """Text from the URL, cut (with a warning) at `limit` characters."""
+    def parse(raw: str) -> str:
+        if len(raw) > limit:
+            st.warning(f"The link's text had {len(raw):,} characters; the first {limit:,} are used.")
+            return raw[:limit]
+        return raw
+    return parse
 
 def sync_query_params(partial: bool = False) -> None:
     """Mirror every URL-backed value used in this run into st.query_params.

@@ -122,7 +122,8 @@ def reset_view_on_table_change() -> None:
     if previous is None or previous == name:
         return
     set_kept("lookup_text", default_text(name))
-    for key in ("home_position", "geo_tokens", "geo_query", "lookup_ids", "models_ablate_layer", "models_ablate_head",
+    for key in ("home_position", "attn_swap_i", "attn_swap_j", "attn_proj_layer", "attn_proj_head", "attn_dk",
+                "attn_dv", "geo_tokens", "geo_query", "lookup_ids", "models_ablate_layer", "models_ablate_head",
                 "models_lens_position", "maps_set", "maps_n", "maps_perplexity", "maps_neighbours",
                 "axes_x_from", "axes_x_to", "axes_y_from", "axes_y_to", "analogy_a", "analogy_b",
                 "analogy_c", "analogy_expected", "compare_other", "compare_words"):

@@ -42,7 +42,7 @@ TOURS = {
         TourStep("attention", "Context enters through attention",
                  "Seed 000 §4: every unmasked score is 0 and the values are (2, 0) and (0, 4), so "
                  "**A = [[1, 0], [½, ½]]** and **O = [[2, 0], [1, 2]]**: position 1 now mixes both rows.",
-                 _table("seed000", "γ α", attn_seed000=True, keep_attn_seed000_step="A")),
+                 _table("seed000", "γ α", keep_attn_seed000=True, keep_attn_seed000_step="A")),
         TourStep("", "Four views of one token",
                  "The id, the one-hot vector, the embedding row and the contextual vector of the same token, "
                  "side by side: only the last depends on its neighbours.",
@@ -66,7 +66,7 @@ TOURS = {
         TourStep("geometry", "A score is a dot product",
                  "For **h = (2, 1)** and **w = (3, −1)**, the score is **h · w = 6 − 1 = 5**: one number, not a "
                  "probability. Cosine compares their directions only.",
-                 _table("seed003", "cat dog", geo_preset_h_w=True)),
+                 _table("seed003", "cat dog", keep_geo_preset_h_w=True)),
         TourStep("attention", "Without positions, order is invisible",
                  "Swap two tokens: with no position vectors, self-attention just permutes the rows of its "
                  "output. Add positions and the output changes.",
