@@ -104,8 +104,10 @@ def show_counts(report) -> None:
     st.markdown(f"Squared distance ‖E_a − E_b‖² = **{squared_distance(table.weight, row_a, row_b):.4g}**")
     with st.expander("Size calculator for real models"):
         c1, c2 = st.columns(2)
-        vocab = c1.number_input("V (vocabulary)", 1, 10_000_000, 50257, key="lookup_calc_v")
-        width = c2.number_input("d (width)", 1, 100_000, 768, key="lookup_calc_d")
+        vocab = state.kept_widget(c1.number_input, "V (vocabulary)", "lookup_calc_v", 50257, query="cv",
+                                  parse=state.parse_int_in(1, 10_000_000), min_value=1, max_value=10_000_000)
+        width = state.kept_widget(c2.number_input, "d (width)", "lookup_calc_d", 768, query="cd",
+                                  parse=state.parse_int_in(1, 100_000), min_value=1, max_value=100_000)
         size = table_size(int(vocab), int(width))
         st.markdown(f"{int(vocab):,} × {int(width):,} = **{size.parameters:,}** parameters · "
                     f"{size.megabytes_fp32:,.1f} MB in float32 · {size.megabytes_bf16:,.1f} MB in bfloat16")

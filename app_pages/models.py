@@ -104,9 +104,12 @@ def show_positions(T: int) -> None:
 def show_contextual() -> None:
     st.subheader("Static vs contextual: the same token in two sentences")
     c1, c2, c3 = st.columns([3, 3, 1])
-    first = c1.text_input("Sentence A", "We sat on the river bank and watched the water.", key="models_ctx_a")
-    second = c2.text_input("Sentence B", "I paid the cash in at the bank counter.", key="models_ctx_b")
-    word = c3.text_input("Token", "bank", key="models_ctx_word")
+    first = state.kept_widget(c1.text_input, "Sentence A", "models_ctx_a", "We sat on the river bank and watched the water.",
+                              query="sa", parse=state.parse_text, max_chars=MAX_TEXT_CHARS)
+    second = state.kept_widget(c2.text_input, "Sentence B", "models_ctx_b", "I paid the cash in at the bank counter.",
+                               query="sb", parse=state.parse_text, max_chars=MAX_TEXT_CHARS)
+    word = state.kept_widget(c3.text_input, "Token", "models_ctx_word", "bank", query="sword", parse=state.parse_text,
+                             max_chars=MAX_TEXT_CHARS)
     try:
         result = cached.model_divergence(tables.current_table_name(), first, second, word)
     except ValueError as error:

@@ -196,3 +196,24 @@ def test_presentation_mode_shows_plain_tables_the_css_can_enlarge():
     assert len(projected.table) >= 2 and len(projected.dataframe) == 0
     normal = open_page("lookup", table="seed000")
     assert len(normal.dataframe) >= 2 and len(normal.table) == 0
+
+
+def test_added_rows_obey_max_rows_and_every_action_says_what_it_did(monkeypatch):
+    from core import edits
+
+    monkeypatch.setattr(edits, "MAX_ROWS", 6)                   # seed 000 has 3 rows
+    at = open_page("lookup", table="seed000")
+    at.number_input(key="lookup_resize_n").set_value(2)
+    at.button(key="lookup_resize_apply").click().run()
+    assert any("Added 2 rows" in s and "now 5 × 4" in s for s in texts(at.success)), texts(at.success)
+    at.button(key="lookup_resize_apply").click().run()          # 5 + 2 > 6
+    assert_clean(at)
+    assert any("Nothing was changed: the table has 5 rows: 2 more would pass the limit of 6 rows "
+               "(at most 1 can be added)." in e for e in texts(at.error)), texts(at.error)
+    assert any("5 × 4" in c for c in texts(at.sidebar.caption))
+    assert len(at.session_state["table_operations"]["seed000"]) == 1
+    at.button(key="lookup_reset").click().run()
+    assert any("Reset: 2 added rows dropped; the table is the original 3 × 4 again." in s for s in texts(at.success))
+    assert any("3 × 4" in c for c in texts(at.sidebar.caption))
+    at.button(key="lookup_edit_apply").click().run()            # nothing typed
+    assert any("Type a new value in the box" in e for e in texts(at.error))
