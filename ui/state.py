@@ -101,6 +101,8 @@ def kept_widget(widget: Callable, label: str, key: str, default: Any, query: str
         set_kept(key, value)
     widget_key = key if scope is None else scoped_key(key, *scope)
     drawn_on = st.session_state.setdefault(DRAWN_ON, {})
+    if len(drawn_on) > 500:              # scoped keys of texts long gone: forgetting costs one resend
+        drawn_on.clear()
     page = st.session_state.get(PAGE)
     # Another page's widget of the same key (the shared sentence) is not this one: give it the value.
     if drawn_on.get(widget_key) != page or st.session_state.get(widget_key, _MISSING) != value:

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import numpy as np
-from helpers import assert_clean, figure, open_page, plotly_array, texts
+from helpers import assert_clean, figure, open_page, plotly_array, scoped, texts
 
 TEXT = "Counting forward passes of this sentence"
 
@@ -99,7 +99,7 @@ def test_lens_and_ablation_on_a_causal_model():
     loss = next(m for m in at.metric if "Loss of the text" in m.label)
     before, after = (float(v) for v in loss.value.split(" → "))
     assert after > before                                   # every head of layer 0 off hurts
-    at.selectbox(key="models_ablate_head").set_value(3).run()
+    scoped(at, "selectbox", "models_ablate_head").set_value(3).run()
     assert any("layer 0, head 3 off" in m.label for m in at.metric)
 
 
@@ -126,7 +126,7 @@ def test_the_url_keeps_the_inside_view():
     at = open_page("models", table="smollm2", text="The capital of France is Paris", alayer="3", ahead="5", lpos="2")
     assert_clean(at)
     assert any("layer 3, head 5 off" in m.label for m in at.metric)
-    assert at.selectbox(key="models_lens_position").value == 2
+    assert scoped(at, "selectbox", "models_lens_position").value == 2
     assert at.query_params["alayer"] == "3" and at.query_params["ahead"] == "5"
     bad = open_page("models", table="smollm2", text="The capital of France is Paris", ahead="12")
     assert_clean(bad)
