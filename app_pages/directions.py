@@ -72,7 +72,8 @@ def show_axes(rows: list[int], searched: list[int]) -> None:
                       labelled=[position[r] for r in marked if r in position],
                       highlighted=[position[r] for r in searched if r in position],
                       hover=hover_texts(tokens, table.ids[shown]),
-                      axis_titles=(f"cos with x: {shorten(x_label, 60)}", f"cos with y: {shorten(y_label, 40)}", ""))
+                      axis_titles=(f"cos with x: {shorten(x_label, 60)}", f"cos with y: {shorten(y_label, 40)}", ""),
+                      equal_aspect=False)     # two directions drawn at 90° have no angle to keep: fill the plot
     render.show_figure(fig, key="axes_plot")
     if len(shown) < table.vocab_size:
         st.caption(f"Drawing a seeded sample of {len(shown):,} of {table.vocab_size:,} rows (plus the axis words, "
