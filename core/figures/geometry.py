@@ -132,8 +132,6 @@ def arrows_figure(vectors: np.ndarray, labels, title: str, axis_titles=("x", "y"
     vectors = np.asarray(vectors, dtype=np.float64)
     fig = go.Figure()
     palette = ["#2563eb", "#dc2626", "#16a34a", "#9333ea", "#f59e0b", "#0891b2"]
-    reach = float(np.abs(vectors).max()) * 1.3 if vectors.size else 1.0
-    reach = reach or 1.0
     colours = [palette[i % len(palette)] for i in range(len(vectors))]
     labels = [f"★ {label}" if i == highlighted else str(label) for i, label in enumerate(labels)]
     if highlighted is not None and 0 <= highlighted < len(colours):
@@ -147,20 +145,30 @@ def arrows_figure(vectors: np.ndarray, labels, title: str, axis_titles=("x", "y"
                                  name=f"{label} ({format_number(vector[0])}, {format_number(vector[1])})",
                                  customdata=[str(label)],   # a token in a template would be read as HTML
                                  hovertemplate="%{customdata}: (%{x:.3f}, %{y:.3f})<extra></extra>"))
-    for i, (vector, label, colour) in enumerate(zip(vectors, labels, colours)):   # after all arrows: on top
-        fig.add_annotation(x=vector[0], y=vector[1], xref="x", yref="y", showarrow=False, text=str(label),
-                           xanchor="left" if vector[0] >= 0 else "right", xshift=6 if vector[0] >= 0 else -6,
-                           yshift=arrow_label_shift(vectors[:i + 1], reach), bgcolor="rgba(255,255,255,0.85)",
-                           font=dict(size=14, color=colour))
     # equal scales (angles are the point here), on ranges that fit the arrows and the origin: the plot
     # narrows instead of the range widening (h = (2, 1), w = (3, −1) sat on a −15..15 axis)
-    fig.update_xaxes(range=padded_range(vectors[:, 0] if vectors.size else [], 0.3, include=(0.0,)),
-                     zeroline=True, zerolinecolor="#888", title=axis_titles[0], constrain="domain")
-    fig.update_yaxes(range=padded_range(vectors[:, 1] if vectors.size else [], 0.2, include=(0.0,)),
-                     zeroline=True, zerolinecolor="#888", title=axis_titles[1],
+    x_range = padded_range(vectors[:, 0] if vectors.size else [], 0.3, include=(0.0,))
+    y_range = padded_range(vectors[:, 1] if vectors.size else [], 0.2, include=(0.0,))
+    area = scatter_plot_area(x_range, y_range, ARROWS_HEIGHT - 10, equal_aspect=True)
+    tips = to_pixels(vectors, x_range, y_range, area) if vectors.size else np.zeros((0, 2))
+    # tip labels placed apart: near-parallel vectors (GloVe's cat and dog) printed theirs over each other
+    offsets = place_labels(tips, labels, area=area, prefer=outward(vectors))
+    for vector, label, colour, (dx, dy) in zip(vectors, labels, colours, offsets):
+        fig.add_annotation(x=vector[0], y=vector[1], xref="x", yref="y", showarrow=False, text=str(label),
+                           xshift=dx, yshift=-dy, bgcolor="rgba(255,255,255,0.85)", font=dict(size=14, color=colour))
+    fig.update_xaxes(range=x_range, zeroline=True, zerolinecolor="#888", title=axis_titles[0], constrain="domain")
+    fig.update_yaxes(range=y_range, zeroline=True, zerolinecolor="#888", title=axis_titles[1],
                      scaleanchor="x", scaleratio=1, constrain="domain")
     fig.update_layout(showlegend=True, legend=dict(orientation="h", y=-0.2))
-    return base_layout(fig, title, 480)
+    return base_layout(fig, title, ARROWS_HEIGHT)
+
+
+ARROWS_HEIGHT = 480
+
+
+def outward(vectors: np.ndarray) -> list[int]:
+    """-1 (label above first) for tips at or above the x-axis, 1 (below) under it: away from the origin."""
+    return [-1 if y >= 0 else 1 for y in np.asarray(vectors, dtype=np.float64).reshape(-1, 2)[:, 1]]
 
 
 _WEBGL_FROM = 1_000   # points: below this SVG draws faster (no WebGL context to create) and crisper
@@ -170,18 +178,6 @@ def points_trace_type(points: int) -> str:
     """'scattergl' for many points, 'scatter' (SVG) for a few: one WebGL context costs more to
     set up than a few hundred SVG markers cost to draw."""
     return "scattergl" if points >= _WEBGL_FROM else "scatter"
-
-
-def arrow_label_shift(tips: np.ndarray, reach: float) -> int:
-    """Vertical offset in pixels for the label of the last of tips (n, 2): outward from the
-    origin, and the k-th label whose tip is near earlier ones steps to the other side and further
-    out (near-parallel vectors would otherwise print their labels over each other)."""
-    near = 0
-    if len(tips) > 1:
-        near = int(np.sum(np.linalg.norm(tips[:-1] - tips[-1], axis=1) < 0.15 * reach))
-    outward = 1 if tips[-1][1] >= 0 else -1
-    side = outward if near % 2 == 0 else -outward
-    return side * (12 + 18 * (near // 2))
 
 
 ID_GAP_PLOT_AREA = (NARROW_PLOT_WIDTH, 280)     # px of the 420 px figure left for points at 1366 px

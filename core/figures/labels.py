@@ -48,21 +48,22 @@ def _overlaps(box, others) -> bool:
     return any(x0 < b[2] and b[0] < x1 and y0 < b[3] and b[1] < y1 for b in others)
 
 
-def place_labels(points_px: np.ndarray, texts, font_px: float = 14, prefer: int = -1,
+def place_labels(points_px: np.ndarray, texts, font_px: float = 14, prefer=-1,
                  area: tuple[float, float] | None = None) -> list[tuple[int, int]]:
     """Pixel offsets (ax, ay) of each label's centre from its point (plotly's annotation ax/ay),
     chosen in order so that no two label boxes meet and no label covers a marked point. Within
     `area` (width, height) a spot inside the plot is preferred. When every spot is taken, the
-    least crowded one is used."""
+    least crowded one is used. `prefer`: -1 above first, 1 below first, or one of those per point."""
     points_px = np.asarray(points_px, dtype=np.float64).reshape(-1, 2)
     markers = [(x - MARKER_RADIUS, y - MARKER_RADIUS, x + MARKER_RADIUS, y + MARKER_RADIUS) for x, y in points_px]
     placed: list[tuple[float, float, float, float]] = []
     offsets = []
+    preferences = np.broadcast_to(np.asarray(prefer), (len(points_px),))
     for k, ((x, y), text) in enumerate(zip(points_px, texts)):
         width, height = text_box_size(text, font_px)
         others = markers[:k] + markers[k + 1:]
         best, best_crowding = None, None
-        for dx, dy in _candidates(width, height, prefer):
+        for dx, dy in _candidates(width, height, int(preferences[k])):
             box = (x + dx - width / 2, y + dy - height / 2, x + dx + width / 2, y + dy + height / 2)
             outside = area is not None and (box[0] < -20 or box[2] > area[0] + 20 or box[1] < -30
                                             or box[3] > area[1] + 10)
