@@ -23,6 +23,7 @@ from core.geometry import (
 from core.id_gap import chosen_pairs, sample_pairs, spearman
 from core.limits import MAX_PLOT_POINTS
 from core.pieces import TOKEN_KINDS
+from core.text import codepoints_note
 from ui import cached, chosen, render, state, tables
 
 table = tables.active_table()
@@ -171,7 +172,7 @@ def show_neighbours(matches: list[int]) -> None:
         render.error_box(error)
         return
     st.markdown(f"Neighbours of **{render.md(table.tokens[row])}** (id {int(table.ids[row])}) by {metric}:")
-    render.show_frame(pd.DataFrame({"token": [table.tokens[r] for r, _ in neighbours],
+    render.show_frame(pd.DataFrame({"token": [table.tokens[r] + codepoints_note(table.tokens[r]) for r, _ in neighbours],
                                "id": [int(table.ids[r]) for r, _ in neighbours],
                                metric if metric == "cosine" else "distance":
                                    [f"{s:.4f}" for _, s in neighbours]}), hide_index=True)

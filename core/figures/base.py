@@ -19,7 +19,12 @@ DIGIT_WIDTH = 0.56          # a digit's width in Arial, in em: 7.8 px at 14 px
 # an SVG image, which cannot load web fonts, while Plotly sizes the margins in the page. Streamlit's
 # "Source Sans" was measured in the page and drawn ~10 % wider in a fallback font, cutting the
 # first letters of long left tick labels. A system font measures and draws alike in both.
-FONT_FAMILY = 'Arial, "Liberation Sans", Helvetica, sans-serif'
+# After the Latin fonts, system fonts with wide coverage (symbols, CJK, Thai, Hangul…), all
+# install-free: a token piece whose character the first font lacks is drawn by a later one
+# instead of a box ("##⊠"); where no font has it, hovers name the codepoint (core.text).
+FONT_FAMILY = ('Arial, "Liberation Sans", Helvetica, "DejaVu Sans", "Noto Sans", "Segoe UI", "Segoe UI Symbol", '
+               '"Noto Sans CJK SC", "Microsoft YaHei", "PingFang SC", "Hiragino Sans", "Noto Sans Thai", '
+               '"Leelawadee UI", "Malgun Gothic", "Apple SD Gothic Neo", sans-serif')
 FONT = dict(size=14, family=FONT_FAMILY)
 
 

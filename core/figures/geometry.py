@@ -6,7 +6,7 @@ import plotly.graph_objects as go
 
 from core.figures.base import base_layout
 from core.figures.labels import NARROW_PLOT_WIDTH, padded_range, place_labels, to_pixels
-from core.text import format_number
+from core.text import codepoints_note, format_number
 
 SEARCHED_COLOUR = "#111827"     # the searched token's arrow; its markers are yellow diamonds
 SEARCHED_MARKER = dict(size=18, color="#facc15", symbol="diamond", line=dict(color="black", width=2))
@@ -17,8 +17,9 @@ KIND_COLOURS = {
 
 
 def hover_texts(tokens, ids) -> list[str]:
-    """Hover text of each point: "'token' · id 123"."""
-    return [f"{token!r} · id {int(token_id)}" for token, token_id in zip(tokens, ids)]
+    """Hover text of each point: "'token' · id 123"; a character a font may lack is named by its
+    codepoint ("'##猫' (U+732B) · id 100")."""
+    return [f"{token!r}{codepoints_note(token)} · id {int(token_id)}" for token, token_id in zip(tokens, ids)]
 
 
 def pca_scatter(coords: np.ndarray, tokens, ids, title: str, colour_values=None,

@@ -45,3 +45,11 @@ def test_a_tampered_step_in_the_link():
     at = open_page("home", tour="seed003", tstep="99")
     assert_clean(at)
     assert any("99 is outside 0..1" in w for w in texts(at.warning))
+
+
+def test_an_unknown_tour_in_the_link_names_the_tours_there_are():
+    at = open_page("home", tour="seed999")
+    assert_clean(at)
+    said = " ".join(texts(at.warning))
+    assert "seed999" in said and "one of seed000, seed001" in said.replace("\\", "")
+    assert "one of ," not in said.replace("\\", "")

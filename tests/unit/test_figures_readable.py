@@ -107,3 +107,23 @@ def test_chosen_labels_on_the_axes_plot_do_not_overlap():
     boxes, notes = _annotation_boxes(fig, area)
     assert len(notes) == 6 and boxes_overlap(boxes) == []
     assert text_box_size("queen", 14)[0] > text_box_size("cat", 14)[0]
+
+
+def test_characters_a_font_may_lack_are_named_by_codepoint():
+    from core.figures.base import FONT_FAMILY
+    from core.figures.geometry import hover_texts
+    from core.text import codepoints_note
+
+    assert codepoints_note("cat") == "" and codepoints_note("café") == "" and codepoints_note("→") == ""
+    assert codepoints_note("##猫") == " (U+732B)"
+    assert hover_texts(["##ᄀ"], [30000]) == ["'##ᄀ' (U+1100) · id 30000"]
+    assert '"Noto Sans CJK SC"' in FONT_FAMILY and FONT_FAMILY.endswith("sans-serif")
+
+
+def test_sidebar_picker_labels_fit_without_their_size():
+    from ui.shell import PICKER_CHARS, picker_label
+
+    assert picker_label("MiniLM-L6 (BERT WordPiece, 30522 × 384)") == "MiniLM-L6 (BERT WordPiece)"
+    assert picker_label("GloVe 6B 50d (words, 400000 × 50)") == "GloVe 6B 50d (words)"
+    assert picker_label("my table (12 × 4)") == "my table"
+    assert len(picker_label("an uploaded table with a very long file name.safetensors")) == PICKER_CHARS
