@@ -113,7 +113,8 @@ def show_arrows(rows: list[int], searched: list[int]) -> None:
     marked = None if preset or not searched else rows.index(searched[0])
     render.show_figure(arrows_figure(plane, labels, title, axes, highlighted=marked), key="geo_arrows")
     if marked is not None:
-        st.caption(render.md(f"★ {table.tokens[searched[0]]}: the searched token (Nearest neighbours below)."))
+        st.caption(render.md(f"★ {table.tokens[searched[0]]}: the token of the neighbour search below "
+                             f"({'searched' if chosen.searched_by_visitor(table) else 'as the page opens'})."))
     render.show_frame(pd.DataFrame(pair_table(raw, labels)), hide_index=True, width="stretch",
                  column_config={"a·b written out": st.column_config.TextColumn(width="large")})
     st.latex(r"\cos(a,b)=\frac{a\cdot b}{\|a\|\,\|b\|}\qquad a\cdot b=\textstyle\sum_i a_i b_i")

@@ -50,9 +50,28 @@ def search_text(table: EmbeddingTable) -> str:
     Streamlit identifies a chart by its spec: if the first run drew the PCA without the
     searched token and the next run with it, a click on the first drawing would be dropped.
     """
-    default = "cat" if table.vocab_size > 6 and tables.current_table_name() not in tables.own_table_names() \
+    return state.keep("geo_query", default_search(table), query="query", parse=state.parse_text)
+
+
+def default_search(table: EmbeddingTable) -> str:
+    """The search box's text before anybody searched: cat in an English vocabulary, else the table's first word."""
+    return "cat" if table.vocab_size > 6 and tables.current_table_name() not in tables.own_table_names() \
         else (tables.own_words(table, 1) or [table.tokens[0]])[0]
-    return state.keep("geo_query", default, query="query", parse=state.parse_text)
+
+
+def searched_by_visitor(table: EmbeddingTable) -> bool:
+    """True once the search box holds other text than the table's default (typed, clicked on a
+    map, or from a link): only then has somebody searched."""
+    return search_text(table) != default_search(table)
+
+
+def searched_sentence(table: EmbeddingTable, row: int) -> str:
+    """How the pages name the marked token: searched, or the search box's default."""
+    token = table.tokens[row]
+    if searched_by_visitor(table):
+        return f"Searched token (from the Geometry page's neighbour search): {token}"
+    return (f"Marked token: {token}, the Geometry page's neighbour search as it opens (nobody searched yet; "
+            "type another token there or click a point)")
 
 
 def searched_row(table: EmbeddingTable) -> list[int]:

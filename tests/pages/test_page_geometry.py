@@ -95,7 +95,7 @@ def test_a_searched_token_among_the_chosen_has_its_pairs_drawn_once():
     at = open_page("geometry", table="seed004", tokens="cat dog is", query="cat")
     id_gap = figure(at, 2)
     drawn = [label for trace in id_gap["data"] if trace.get("name") in ("chosen pairs", "searched token's pairs")
-             for label in trace.get("text", [])]
+             for label in trace.get("customdata", [])]
     assert sorted(drawn) == ["cat–dog", "cat–is", "dog–is"]
     table = next(d.value for d in at.dataframe if "id gap" in d.value.columns)
     assert len(table) == 3                                 # the table still lists every chosen pair
