@@ -162,7 +162,7 @@ def show_neighbours(matches: list[int]) -> None:
                                 parse=state.parse_choice(["cosine", "euclidean"]),
                                 options=["cosine", "euclidean"])
     if not matches:
-        render.warning_box(f"No token matches {query!r}. Vocabulary: {table.vocabulary_text(20)}")
+        render.warning_box(f"No token matches {query!r}. {chosen.vocabulary_hint(table, [query])}")
         return
     row = matches[0]
     if int(k) > table.vocab_size - 1:

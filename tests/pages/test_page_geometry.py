@@ -99,3 +99,12 @@ def test_a_searched_token_among_the_chosen_has_its_pairs_drawn_once():
     assert sorted(drawn) == ["cat–dog", "cat–is", "dog–is"]
     table = next(d.value for d in at.dataframe if "id gap" in d.value.columns)
     assert len(table) == 3                                 # the table still lists every chosen pair
+
+
+def test_an_unknown_word_gets_real_words_not_the_first_rows():
+    at = open_page("geometry", table="minilm", tokens="catz qqxqzz", query="qqxqzz")
+    assert_clean(at)
+    said = " ".join(texts(at.warning)).replace("\\", "")
+    assert "[PAD]" not in said and "[unused0]" not in said
+    assert "cats" in said or "cat" in said                 # catz: tokens spelt like it
+    assert "words in it include" in said                   # qqxqzz: no close token, so real words of the table
