@@ -138,6 +138,8 @@ def show_id_gap(rows: list[int], searched: list[int]) -> None:
     pairs_text = f"all {len(sample.gaps):,} pairs" if every_pair else f"{len(sample.gaps):,} sampled pairs"
     c2.metric(f"Spearman ρ, {pairs_text}", "undefined" if np.isnan(rho) else f"{rho:+.3f}")
     c3.metric("Pairs in the table", f"{table.vocab_size * (table.vocab_size - 1) // 2:,}")
+    if np.isnan(r_exact) or np.isnan(rho):
+        st.caption(render.md(f"Undefined: {why_no_correlation(table.vocab_size * (table.vocab_size - 1) // 2, sample.gaps, sample.cosines)}"))
     with_searched = chosen_pairs(table, searched, partners=rows)
     others = chosen_pairs(table, [r for r in rows if r not in searched])   # each pair drawn once
     fig = id_gap_scatter(sample.gaps, sample.cosines, others.gaps, others.cosines, others.labels,
@@ -148,6 +150,18 @@ def show_id_gap(rows: list[int], searched: list[int]) -> None:
         render.show_frame(pd.DataFrame({"pair": chosen_labels, "id gap": chosen_gaps,
                                    "cosine": [f"{c:.3f}" for c in chosen_cos]}), hide_index=True)
     st.caption("An id is an address: a small gap does not mean similar vectors (seed 004).")
+
+
+def why_no_correlation(pair_count: int, gaps: np.ndarray, cosines: np.ndarray) -> str:
+    """Why a correlation of id gap and cosine has no value here (seed 003's 2 rows make 1 pair)."""
+    if pair_count < 2:
+        return (f"this table has {pair_count} pair of tokens, and a correlation compares how two "
+                "numbers vary across at least two pairs (three to say anything).")
+    finite = np.isfinite(cosines)
+    gaps_shown = np.asarray(gaps)[finite]
+    if gaps_shown.size == 0 or np.ptp(gaps_shown) == 0:
+        return "every pair has the same id gap, so the gap does not vary and cannot go with anything."
+    return "every pair has the same cosine (or a zero vector leaves it undefined), so nothing varies with the gap."
 
 
 def show_neighbours(matches: list[int]) -> None:

@@ -108,3 +108,10 @@ def test_an_unknown_word_gets_real_words_not_the_first_rows():
     assert "[PAD]" not in said and "[unused0]" not in said
     assert "cats" in said or "cat" in said                 # catz: tokens spelt like it
     assert "words in it include" in said                   # qqxqzz: no close token, so real words of the table
+
+
+def test_an_undefined_correlation_says_why():
+    at = open_page("geometry", table="seed003")
+    assert_clean(at)
+    assert any(m.label.startswith("Pearson r") and m.value == "undefined" for m in at.metric)
+    assert any("Undefined" in c and "1 pair" in c for c in texts(at.caption))
