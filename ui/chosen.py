@@ -67,6 +67,23 @@ def vocabulary_hint(table: EmbeddingTable, unknown: list[str]) -> str:
             f"{', '.join(example_words(table))}…")
 
 
+def default_row_pair(table: EmbeddingTable, text_rows) -> tuple[int, int]:
+    """The two rows a comparison opens with, for Lookup's Row a / Row b: rows 0 and 1 when they
+    are tokens (the seeds' α and β), else the first two different tokens of the text that are not
+    specials (MiniLM's rows 0 and 1 are [PAD] and [unused0], its text starts with [CLS]), else
+    real words of the table."""
+    codes = cached.token_kind_codes(table)
+    special = TOKEN_KINDS.index("special")
+    if table.vocab_size >= 2 and special not in codes[:2]:
+        return 0, 1
+    picked = [int(r) for r in dict.fromkeys(int(r) for r in text_rows) if codes[int(r)] != special]
+    if len(picked) < 2:
+        words = [table.row_of_token(word) for word in example_words(table, 4)]
+        picked += [r for r in words if r is not None and r not in picked]
+    picked += [r for r in range(min(2, table.vocab_size)) if r not in picked]
+    return picked[0], picked[min(1, len(picked) - 1)]
+
+
 def explain_pieces(table: EmbeddingTable, words: list[str]) -> None:
     """Say when a typed word is shown as another piece ('queen' -> 'Queen'), and which piece it
     is inside a sentence ('cat' -> 'Ġcat')."""

@@ -196,3 +196,10 @@ def test_presentation_mode_shows_plain_tables_the_css_can_enlarge():
     assert len(projected.table) >= 2 and len(projected.dataframe) == 0
     normal = open_page("lookup", table="seed000")
     assert len(normal.dataframe) >= 2 and len(normal.table) == 0
+
+
+def test_minilm_rows_a_and_b_open_on_words_of_the_text():
+    """Not [PAD] / [unused0] (rows 0 and 1): 'the' and 'cat' of "[CLS] the cat is sleeping…"."""
+    at = open_page("lookup", table="minilm")
+    assert_clean(at)
+    assert (at.selectbox(key="lookup_dist_a").value, at.selectbox(key="lookup_dist_b").value) == (1996, 4937)
