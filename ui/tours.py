@@ -25,6 +25,12 @@ def parse_tour(raw: str) -> str:
     return "" if raw == "" else state.parse_choice(list(TOURS))(raw)
 
 
+def focus() -> str:
+    """The section the open tour step narrates (TourStep.focus): its page shows it first. '' when none."""
+    name, index = current_tour()
+    return TOURS[name].steps[index].focus if name else ""
+
+
 def follow_tour(page, every_page: list) -> None:
     """Before anything is drawn: a new step puts its view in place and opens its page."""
     name, index = current_tour()
