@@ -143,11 +143,12 @@ def test_tampered_url_gets_a_warning(query, warning):
 def test_home_comparison_table():
     at = open_page()
     assert_clean(at)
-    frame = at.dataframe[0].value
-    assert list(frame.columns) == ["Property", "Token ID", "One-hot", "Token embedding", "Contextual vector"]
-    assert frame.iloc[0]["Token ID"] == "2" and frame.iloc[0]["One-hot"] == "[0, 0, 1]"
+    frame = at.dataframe[0].value                   # one row per representation, its value first
+    assert list(frame.index) == ["Token ID", "One-hot", "Token embedding", "Contextual vector"]
+    assert frame.columns[0] == "This token's value"
+    assert frame.loc["Token ID", "This token's value"] == "2" and frame.loc["One-hot", "This token's value"] == "[0, 0, 1]"
     at.selectbox(key="home_position").set_value(1).run()
-    assert at.dataframe[0].value.iloc[0]["Token embedding"] == "[1, 0, 1, 0]"
+    assert at.dataframe[0].value.loc["Token embedding", "This token's value"] == "[1, 0, 1, 0]"
 
 
 def test_presentation_mode_and_figure_format():
