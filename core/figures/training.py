@@ -25,39 +25,48 @@ _AROUND = ("top center", "bottom center", "middle right", "middle left", "top ri
 ANIMATION_PLOT_AREA = (NARROW_PLOT_WIDTH, 400)      # px of the 560 px figure the points fill at 1366 px
 
 
+_ANCHOR_STEPS = np.array([[{"center": 0, "right": 1, "left": -1}[h], {"middle": 0, "top": -1, "bottom": 1}[v]]
+                          for v, h in (position.split() for position in _AROUND)], dtype=np.float64)   # (8, 2)
+_GAP = 7                                           # px: a 9 px marker's radius and a little air
+
+
 def _box_at(x: float, y: float, position: str, width: float, height: float) -> tuple[float, ...]:
     """The px box (y downward) of a text at `position` around a marker at (x, y)."""
-    vertical, horizontal = position.split()
-    gap = 7                                           # a 9 px marker's radius and a little air
-    dx = {"center": 0.0, "right": width / 2 + gap, "left": -width / 2 - gap}[horizontal]
-    dy = {"middle": 0.0, "top": -height / 2 - gap, "bottom": height / 2 + gap}[vertical]
-    return x + dx - width / 2, y + dy - height / 2, x + dx + width / 2, y + dy + height / 2
+    return tuple(_boxes_around(x, y, width, height)[_AROUND.index(position)])
+
+
+def _boxes_around(x: float, y: float, width: float, height: float) -> np.ndarray:
+    """(8, 4) px boxes (x0, y0, x1, y1) of a text at each of _AROUND around a marker at (x, y)."""
+    centres = np.array([x, y]) + _ANCHOR_STEPS * np.array([width / 2 + _GAP, height / 2 + _GAP])
+    half = np.array([width / 2, height / 2])
+    return np.concatenate([centres - half, centres + half], axis=1)
+
+
+def _meeting(boxes: np.ndarray, others: np.ndarray) -> np.ndarray:
+    """(a,) how many of others (b, 4) each of boxes (a, 4) meets."""
+    if not len(others):
+        return np.zeros(len(boxes))
+    a, b = boxes[:, None, :], others[None, :, :]
+    return ((a[..., 0] < b[..., 2]) & (b[..., 0] < a[..., 2]) & (a[..., 1] < b[..., 3]) & (b[..., 1] < a[..., 3])).sum(1)
 
 
 def text_positions(points_px: np.ndarray, texts, font_px: float = 12) -> list[str]:
     """Where each point's label goes (plotly textposition): above it, unless that box would meet an
     earlier label or another point, then below, right, left, the corners: 'animal' and 'metal'
-    stop printing over each other. points_px (n, 2) in px, y downward."""
+    stop printing over each other. points_px (n, 2) in px, y downward. One array comparison per
+    point: an animation asks this for every token of every frame."""
     points_px = np.asarray(points_px, dtype=np.float64).reshape(-1, 2)
-    markers = [(x - 5, y - 5, x + 5, y + 5) for x, y in points_px]
-    placed, positions = [], []
+    markers = np.concatenate([points_px - 5, points_px + 5], axis=1)            # (n, 4)
+    placed = np.empty((0, 4))
+    positions = []
     for k, ((x, y), text) in enumerate(zip(points_px, texts)):
-        width, height = text_box_size(text, font_px)
-        others = markers[:k] + markers[k + 1:]
-        crowding = []
-        for position in _AROUND:     # a label over a label is unreadable; over a point, only untidy
-            box = _box_at(x, y, position, width, height)
-            crowding.append(3 * sum(_meets(box, label) for label in placed) + sum(_meets(box, m) for m in others))
-            if crowding[-1] == 0:
-                break
-        choice = _AROUND[int(np.argmin(crowding))]
-        placed.append(_box_at(x, y, choice, width, height))
-        positions.append(choice)
+        boxes = _boxes_around(x, y, *text_box_size(text, font_px))
+        # a label over a label is unreadable; over a point, only untidy
+        crowding = 3 * _meeting(boxes, placed) + _meeting(boxes, np.delete(markers, k, axis=0))
+        choice = int(np.argmin(crowding))            # the first of the least crowded: above when free
+        placed = np.vstack([placed, boxes[choice]])
+        positions.append(_AROUND[choice])
     return positions
-
-
-def _meets(a, b) -> bool:
-    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
 
 
 def moving_points_animation(frames: np.ndarray, steps: np.ndarray, tokens, title: str) -> go.Figure:
