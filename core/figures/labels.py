@@ -15,6 +15,9 @@ MARKER_RADIUS = 9           # px kept clear around each marked point
 # Plot areas at 1366 × 768 with the sidebar open: the main column is ~900 px wide, less the
 # y-axis title, ticks and a colour bar or margin.
 NARROW_PLOT_WIDTH = 780
+# Labels are spaced for the projector's type (base.PROJECTOR_FONT − 2 = 18 px): presentation mode
+# enlarges a figure's text after it is built, and 14 px labels only get a little more air.
+PLACED_FONT_PX = 18
 
 
 def text_box_size(text: str, font_px: float) -> tuple[float, float]:
@@ -48,7 +51,7 @@ def _overlaps(box, others) -> bool:
     return any(x0 < b[2] and b[0] < x1 and y0 < b[3] and b[1] < y1 for b in others)
 
 
-def place_labels(points_px: np.ndarray, texts, font_px: float = 14, prefer=-1,
+def place_labels(points_px: np.ndarray, texts, font_px: float = PLACED_FONT_PX, prefer=-1,
                  area: tuple[float, float] | None = None) -> list[tuple[int, int]]:
     """Pixel offsets (ax, ay) of each label's centre from its point (plotly's annotation ax/ay),
     chosen in order so that no two label boxes meet and no label covers a marked point. Within

@@ -76,7 +76,7 @@ def _annotation_boxes(fig, area):
     x_range, y_range = fig.layout.xaxis.range, fig.layout.yaxis.range
     notes = [a for a in fig.layout.annotations if a.text]
     points = to_pixels(np.array([[a.x, a.y] for a in notes]), x_range, y_range, area)
-    return label_boxes(points, [(a.ax, a.ay) for a in notes], [a.text for a in notes], 14), notes
+    return label_boxes(points, [(a.ax, a.ay) for a in notes], [a.text for a in notes], 18), notes   # presentation mode: 18 px
 
 
 def test_id_gap_labels_do_not_overlap():
