@@ -20,7 +20,7 @@ from core.limits import MAX_TEXT_CHARS, MAX_TOY_TOKENS
 from core.lookup import lookup
 from core.text import format_number
 from core.toy_tables import seed001_lab_table
-from ui import cached, render, state, tables, widgets
+from ui import cached, render, state, tables, tours, widgets
 
 table = tables.active_table()
 model = tables.current_model()
@@ -205,6 +205,9 @@ def show_context_demo() -> None:
                        key="attn_ctx_fig")
 
 
+seed000_first = tours.focus() == "seed000"     # a tour step about it: at the top, not below a long page
+if seed000_first:
+    show_seed000()
 tokens_of_text = input_tokens()
 P_matrix = None
 if tokens_of_text is not None:
@@ -212,5 +215,6 @@ if tokens_of_text is not None:
     P_matrix = show_positions(len(token_ids))
     show_one_head(token_ids, tokens, P_matrix)
     show_permutation(token_ids, tokens)
-show_seed000()
+if not seed000_first:
+    show_seed000()
 show_context_demo()

@@ -72,7 +72,8 @@ def show_axes(rows: list[int], searched: list[int]) -> None:
                       labelled=[position[r] for r in marked if r in position],
                       highlighted=[position[r] for r in searched if r in position],
                       hover=hover_texts(tokens, table.ids[shown]),
-                      axis_titles=(f"cos with x: {shorten(x_label, 60)}", f"cos with y: {shorten(y_label, 40)}", ""))
+                      axis_titles=(f"cos with x: {shorten(x_label, 60)}", f"cos with y: {shorten(y_label, 40)}", ""),
+                      equal_aspect=False)     # two directions drawn at 90° have no angle to keep: fill the plot
     render.show_figure(fig, key="axes_plot")
     if len(shown) < table.vocab_size:
         st.caption(f"Drawing a seeded sample of {len(shown):,} of {table.vocab_size:,} rows (plus the axis words, "
@@ -93,10 +94,14 @@ def show_extremes(coords: np.ndarray, ends: list[tuple[str, str]]) -> None:
     records = []
     for values, (start, end) in zip(coords, ends):
         for end_name, sign in ((end, 1.0), (start, -1.0)):
-            best = top_k(np.where(np.isfinite(values), sign * values, -np.inf), 5)
+            toward = np.where(np.isfinite(values), sign * values, -np.inf)
+            best = [r for r in top_k(toward, 5) if toward[r] > 0]      # only rows that point that way
             records.append({"axis end": f"toward {end_name}",
-                            "rows furthest that way": ", ".join(f"{table.tokens[r]} ({values[r]:+.2f})" for r in best)})
+                            "rows furthest that way": ", ".join(f"{table.tokens[r]} ({values[r]:+.2f})" for r in best)
+                            or "none: no row points this way"})
     render.show_frame(pd.DataFrame(records), hide_index=True, width="stretch")
+    st.caption("Up to 5 rows per end, each with its cosine to the axis; a row is listed only at the end "
+               "it points toward (positive cosine that way).")
 
 
 def show_analogy() -> None:
@@ -117,7 +122,7 @@ def show_analogy() -> None:
         return
     rows, unknown = resolve_tokens(table.tokens, typed, table.row_of_token)
     if unknown:
-        render.warning_box(f"Not in this vocabulary: {', '.join(unknown)}. Vocabulary: {table.vocabulary_text(20)}")
+        render.warning_box(f"Not in this vocabulary: {', '.join(unknown)}. {chosen.vocabulary_hint(table, unknown)}")
         return
     a, b, c = [resolve_tokens(table.tokens, [w], table.row_of_token)[0][0] for w in typed]
     expected = None

@@ -23,6 +23,7 @@ from core.geometry import (
 from core.id_gap import chosen_pairs, sample_pairs, spearman
 from core.limits import MAX_PLOT_POINTS
 from core.pieces import TOKEN_KINDS
+from core.text import codepoints_note
 from ui import cached, chosen, render, state, tables
 
 table = tables.active_table()
@@ -113,7 +114,8 @@ def show_arrows(rows: list[int], searched: list[int]) -> None:
     marked = None if preset or not searched else rows.index(searched[0])
     render.show_figure(arrows_figure(plane, labels, title, axes, highlighted=marked), key="geo_arrows")
     if marked is not None:
-        st.caption(render.md(f"★ {table.tokens[searched[0]]}: the searched token (Nearest neighbours below)."))
+        st.caption(render.md(f"★ {table.tokens[searched[0]]}: the token of the neighbour search below "
+                             f"({'searched' if chosen.searched_by_visitor(table) else 'as the page opens'})."))
     render.show_frame(pd.DataFrame(pair_table(raw, labels)), hide_index=True, width="stretch",
                  column_config={"a·b written out": st.column_config.TextColumn(width="large")})
     st.latex(r"\cos(a,b)=\frac{a\cdot b}{\|a\|\,\|b\|}\qquad a\cdot b=\textstyle\sum_i a_i b_i")
@@ -137,6 +139,8 @@ def show_id_gap(rows: list[int], searched: list[int]) -> None:
     pairs_text = f"all {len(sample.gaps):,} pairs" if every_pair else f"{len(sample.gaps):,} sampled pairs"
     c2.metric(f"Spearman ρ, {pairs_text}", "undefined" if np.isnan(rho) else f"{rho:+.3f}")
     c3.metric("Pairs in the table", f"{table.vocab_size * (table.vocab_size - 1) // 2:,}")
+    if np.isnan(r_exact) or np.isnan(rho):
+        st.caption(render.md(f"Undefined: {why_no_correlation(table.vocab_size * (table.vocab_size - 1) // 2, sample.gaps, sample.cosines)}"))
     with_searched = chosen_pairs(table, searched, partners=rows)
     others = chosen_pairs(table, [r for r in rows if r not in searched])   # each pair drawn once
     fig = id_gap_scatter(sample.gaps, sample.cosines, others.gaps, others.cosines, others.labels,
@@ -147,6 +151,18 @@ def show_id_gap(rows: list[int], searched: list[int]) -> None:
         render.show_frame(pd.DataFrame({"pair": chosen_labels, "id gap": chosen_gaps,
                                    "cosine": [f"{c:.3f}" for c in chosen_cos]}), hide_index=True)
     st.caption("An id is an address: a small gap does not mean similar vectors (seed 004).")
+
+
+def why_no_correlation(pair_count: int, gaps: np.ndarray, cosines: np.ndarray) -> str:
+    """Why a correlation of id gap and cosine has no value here (seed 003's 2 rows make 1 pair)."""
+    if pair_count < 2:
+        return (f"this table has {pair_count} pair of tokens, and a correlation compares how two "
+                "numbers vary across at least two pairs (three to say anything).")
+    finite = np.isfinite(cosines)
+    gaps_shown = np.asarray(gaps)[finite]
+    if gaps_shown.size == 0 or np.ptp(gaps_shown) == 0:
+        return "every pair has the same id gap, so the gap does not vary and cannot go with anything."
+    return "every pair has the same cosine (or a zero vector leaves it undefined), so nothing varies with the gap."
 
 
 def show_neighbours(matches: list[int]) -> None:
@@ -161,7 +177,7 @@ def show_neighbours(matches: list[int]) -> None:
                                 parse=state.parse_choice(["cosine", "euclidean"]),
                                 options=["cosine", "euclidean"])
     if not matches:
-        render.warning_box(f"No token matches {query!r}. Vocabulary: {table.vocabulary_text(20)}")
+        render.warning_box(f"No token matches {query!r}. {chosen.vocabulary_hint(table, [query])}")
         return
     row = matches[0]
     if int(k) > table.vocab_size - 1:
@@ -172,7 +188,7 @@ def show_neighbours(matches: list[int]) -> None:
         render.error_box(error)
         return
     st.markdown(f"Neighbours of **{render.md(table.tokens[row])}** (id {int(table.ids[row])}) by {metric}:")
-    render.show_frame(pd.DataFrame({"token": [table.tokens[r] for r, _ in neighbours],
+    render.show_frame(pd.DataFrame({"token": [table.tokens[r] + codepoints_note(table.tokens[r]) for r, _ in neighbours],
                                "id": [int(table.ids[r]) for r, _ in neighbours],
                                metric if metric == "cosine" else "distance":
                                    [f"{s:.4f}" for _, s in neighbours]}), hide_index=True)

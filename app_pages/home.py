@@ -43,7 +43,11 @@ try:
 except ValueError as error:
     render.error_box(error)
     st.stop()
-render.show_frame(pd.DataFrame(comparison_rows(stages_of_token)), hide_index=True, width="stretch",
-             column_config={"Token ID": st.column_config.TextColumn(width="medium")})  # "No (fixed by vocabulary)"
+# one row per representation: its live value gets one wide column (as a column per representation, two
+# vectors of six numbers did not fit a 1366 px screen and a cell was cut to "[…, −0.0")
+comparison = pd.DataFrame(comparison_rows(stages_of_token)).set_index("Property").T
+comparison.index.name = "Representation"
+render.show_frame(comparison, width="stretch",
+                  column_config={"This token's value": st.column_config.TextColumn(width="large")})
 st.caption(f"Contextual vector here: {render.md(stages_of_token.contextual_source)}. "
            "The embedding row is the same wherever the token appears; the contextual vector is not.")

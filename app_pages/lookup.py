@@ -16,7 +16,7 @@ from core.lessons.lookup_report import (
 from core.limits import MAX_ID_CHARS, MAX_NEW_ROWS, MAX_PLOT_POINTS, MAX_TEXT_CHARS
 from core.lookup import parse_id_list, squared_distance
 from core.text import matrix_latex
-from ui import cached, render, state, tables
+from ui import cached, chosen, render, state, tables
 
 table = tables.active_table()
 st.title("🔎 Lookup: token ids select rows")
@@ -97,9 +97,10 @@ def show_counts(report) -> None:
     label = lambda r: f"{table.tokens[r]} (id {int(table.ids[r])})"
     # keyed by the table (and, past 5,000 rows, by the rows offered): never another table's rows
     scope = (tables.current_table_name(), "every row" if every_row else tuple(options))
-    row_a = first.selectbox("Row a", options, index=0, format_func=label,
+    pair = [options.index(r) for r in chosen.default_row_pair(table, report.rows) if r in options] + [0, 1]
+    row_a = first.selectbox("Row a", options, index=pair[0], format_func=label,
                             key=state.scoped_key("lookup_dist_a", *scope))
-    row_b = second.selectbox("Row b", options, index=min(1, len(options) - 1), format_func=label,
+    row_b = second.selectbox("Row b", options, index=min(pair[1], len(options) - 1), format_func=label,
                              key=state.scoped_key("lookup_dist_b", *scope))
     st.markdown(f"Squared distance ‖E_a − E_b‖² = **{squared_distance(table.weight, row_a, row_b):.4g}**")
     with st.expander("Size calculator for real models"):

@@ -202,6 +202,7 @@ def show_faithfulness(points: np.ndarray, settings: MapSettings) -> None:
         except ValueError:
             continue
         if st.button(f"Add {method} ({describe(other)})", key=f"maps_add_{method}") and make_map(points, other):
+            state.set_kept("maps_method", method)   # the map above shows the one just made (it kept t-SNE)
             st.rerun()        # only on success: a failed map's message stays on the page
     st.caption(f"Trustworthiness (Venna & Kaski; scikit-learn's definition) asks: of each point's {k} nearest "
                "neighbours in the map, how many are also near it in the table? 1 = all of them; a map that "
@@ -211,8 +212,7 @@ def show_faithfulness(points: np.ndarray, settings: MapSettings) -> None:
 rows = chosen.chosen_rows(table)
 searched = chosen.searched_row(table)
 if searched:
-    st.caption(render.md(f"Searched token (from the Geometry page): {table.tokens[searched[0]]} — "
-                         "a yellow diamond on the map."))
+    st.caption(render.md(chosen.searched_sentence(table, searched[0]) + " — a yellow diamond on the map."))
 st.subheader("Which points")
 points, said = point_set(rows, searched)
 st.caption(render.md(f"Mapping {said}."))

@@ -120,7 +120,8 @@ def show_contextual() -> None:
                 "embedding output (token + position, normalised where the model does); then each layer mixes context.")
     layers = list(range(len(result.cosine_per_layer)))
     render.show_figure(line_chart(layers, {"cos(h_A, h_B)": result.cosine_per_layer},
-                                  "Cosine between the two contextual vectors, per layer", "layer", "cosine"),
+                                  "Cosine between the two contextual vectors, per layer", "layer", "cosine",
+                                  y_ceiling=1.0),
                        key="models_ctx_fig")
 
 

@@ -126,10 +126,12 @@ def _tsne(points: np.ndarray, neighbours: Neighbours, settings: MapSettings, rep
                               negative_gradient_method=gradient_method(len(points), settings.dims))
     total = EARLY_EXAGGERATION_ITERATIONS + settings.iterations
 
-    def progress(offset: int, phase: str):
+    def progress(offset: int, phase: str, length: int):
+        # each phase counts its own iterations: the main phase's total is the Iterations box's number
+        # (one count over both phases read "iteration 502/750" beside a box saying 500)
         def callback(iteration: int, error: float, _embedding) -> None:
-            done = offset + iteration
-            report(0.05 + 0.95 * done / total, f"{phase}: iteration {done}/{total} · KL divergence {error:.3f}")
+            report(0.05 + 0.95 * (offset + iteration) / total,
+                   f"{phase}: iteration {iteration}/{length} · KL divergence {error:.3f}")
         return callback
 
     every = max(10, total // 40)
@@ -137,9 +139,10 @@ def _tsne(points: np.ndarray, neighbours: Neighbours, settings: MapSettings, rep
     # shrinks the map to ~1e-52 (seen on the 6-row lab table): at least 50, as scikit-learn does
     embedding = embedding.optimize(EARLY_EXAGGERATION_ITERATIONS, exaggeration=12, momentum=0.5,
                                    learning_rate=max(len(points) / 12, 50.0),
-                                   callbacks=progress(0, "early exaggeration"), callbacks_every_iters=every)
+                                   callbacks=progress(0, "early exaggeration", EARLY_EXAGGERATION_ITERATIONS),
+                                   callbacks_every_iters=every)
     embedding = embedding.optimize(settings.iterations, momentum=0.8, learning_rate=max(len(points), 50.0),
-                                   callbacks=progress(EARLY_EXAGGERATION_ITERATIONS, "main phase"),
+                                   callbacks=progress(EARLY_EXAGGERATION_ITERATIONS, "main phase", settings.iterations),
                                    callbacks_every_iters=every)
     return np.asarray(embedding)
 

@@ -65,6 +65,22 @@ def token_core(token: str) -> str:
     return token.lstrip(PIECE_MARKS)
 
 
+# Scripts every desktop's default fonts draw (Latin, Greek, Cyrillic, general punctuation, arrows,
+# maths, box drawing). Outside them a visitor's machine may lack the glyph and show a box (MiniLM's
+# "##" pieces of CJK, Thai or Hangul characters on a Linux without those fonts): the codepoint says
+# which character it is.
+_COMMON_RANGES = ((0x20, 0x24F), (0x250, 0x2FF), (0x370, 0x52F), (0x1E00, 0x1FFF), (0x2000, 0x27BF))
+
+
+def codepoints_note(token: str) -> str:
+    """' (U+732B)' naming the characters of token that a font may lack, or '' when it has none."""
+    if token.isascii():
+        return ""
+    rare = [char for char in dict.fromkeys(token)
+            if not any(low <= ord(char) <= high for low, high in _COMMON_RANGES)]
+    return f" ({' '.join(f'U+{ord(char):04X}' for char in rare[:4])}{' …' if len(rare) > 4 else ''})" if rare else ""
+
+
 # ---------------------------------------------------------------- numbers and formulas
 def format_number(value: float, digits: int = 2) -> str:
     """Compact cell text: '-inf', '0', '0.5', '-1.23'."""

@@ -4,6 +4,8 @@ makes Streamlit serve its scripts directly (its older multipage mode) to the fir
 a deep link, outside this shell."""
 from __future__ import annotations
 
+import re
+
 import streamlit as st
 
 from core.text import markdown_literal as md
@@ -43,7 +45,7 @@ def _table_picker() -> None:
         tables.forget_table(name)
     choices = tables.table_choices()
     state.kept_widget(st.sidebar.selectbox, "Embedding table", "table", tables.DEFAULT_TABLE,
-                       options=list(choices), format_func=lambda key: choices.get(key, key))
+                       options=list(choices), format_func=lambda key: picker_label(choices.get(key, key)))
     tables.reset_view_on_table_change()
     table = tables.active_table()
     st.sidebar.caption(f"**{table.vocab_size:,} × {table.width}** · {md(table.source)}")
@@ -51,6 +53,17 @@ def _table_picker() -> None:
         st.sidebar.caption(f"ℹ️ {md(note)}")
     if tables.is_edited():
         st.sidebar.info("This table has your edits (this session only). Reset them on the Lookup page.")
+
+
+PICKER_CHARS = 31      # what the sidebar's select box shows at its default width without cutting
+_SIZE_IN_LABEL = re.compile(r",?\s*[\d,]+\s*×\s*[\d,]+\s*(?=\))")
+
+
+def picker_label(label: str) -> str:
+    """A table's label as the sidebar picker shows it: without its size (the caption under the
+    picker gives it) and at most PICKER_CHARS long ("MiniLM-L6 (BERT WordPiece, 305" was cut)."""
+    short = _SIZE_IN_LABEL.sub("", label).replace(" ()", "")
+    return shorten(short, PICKER_CHARS)
 
 
 def _sidebar_settings() -> None:

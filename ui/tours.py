@@ -12,11 +12,23 @@ APPLIED = "_tour_applied"       # the (tour, step) whose view was last put in pl
 
 def current_tour() -> tuple[str, int]:
     """('' when none, step index), read from the URL on a session's first run."""
-    name = state.keep("tour", "", query="tour", parse=state.parse_choice(["", *TOURS]))
+    name = state.keep("tour", "", query="tour", parse=parse_tour)
     if not name:
         return "", 0
     step = state.keep("tour_step", 0, query="tstep", parse=state.parse_int_in(0, len(TOURS[name].steps) - 1))
     return name, min(int(step), len(TOURS[name].steps) - 1)
+
+
+def parse_tour(raw: str) -> str:
+    """A tour's name from the URL ('' for none): an unknown name is said with the tours there are
+    (parse_choice over ['', *TOURS] listed the empty choice: "is not one of , seed000")."""
+    return "" if raw == "" else state.parse_choice(list(TOURS))(raw)
+
+
+def focus() -> str:
+    """The section the open tour step narrates (TourStep.focus): its page shows it first. '' when none."""
+    name, index = current_tour()
+    return TOURS[name].steps[index].focus if name else ""
 
 
 def follow_tour(page, every_page: list) -> None:

@@ -10,11 +10,21 @@ DIVERGING = "RdBu_r"
 MASKED_COLOUR = "#94a3b8"    # cells holding −∞ (a masked score)
 SEQUENTIAL = "Blues"
 MAX_ANNOTATED_CELLS = 400   # above this, cell values are left to the hover
+# Cell numbers are written only where they fit their cell at the narrowest screen served (1366 px:
+# a main column ~900 px, ~780 px of it cells beside the row labels and colour bar). A 50-column
+# heatmap printed 16 px-wide "−0.12"s that ran into each other; its values stay in the hover.
+NARROWEST_CELLS_PX = 780
+DIGIT_WIDTH = 0.56          # a digit's width in Arial, in em: 7.8 px at 14 px
 # A font the visitor's system has, never the page's web font: the camera button draws the figure as
 # an SVG image, which cannot load web fonts, while Plotly sizes the margins in the page. Streamlit's
 # "Source Sans" was measured in the page and drawn ~10 % wider in a fallback font, cutting the
 # first letters of long left tick labels. A system font measures and draws alike in both.
-FONT_FAMILY = 'Arial, "Liberation Sans", Helvetica, sans-serif'
+# After the Latin fonts, system fonts with wide coverage (symbols, CJK, Thai, Hangul…), all
+# install-free: a token piece whose character the first font lacks is drawn by a later one
+# instead of a box ("##⊠"); where no font has it, hovers name the codepoint (core.text).
+FONT_FAMILY = ('Arial, "Liberation Sans", Helvetica, "DejaVu Sans", "Noto Sans", "Segoe UI", "Segoe UI Symbol", '
+               '"Noto Sans CJK SC", "Microsoft YaHei", "PingFang SC", "Hiragino Sans", "Noto Sans Thai", '
+               '"Leelawadee UI", "Malgun Gothic", "Apple SD Gothic Neo", sans-serif')
 FONT = dict(size=14, family=FONT_FAMILY)
 
 
@@ -131,7 +141,8 @@ def matrix_heatmap(matrix: np.ndarray, title: str, row_labels=None, column_label
     bound = float(np.abs(finite).max()) if finite.size else 1.0
     bound = bound or 1.0
     shown = np.where(np.isfinite(matrix), matrix, np.nan)
-    annotated = rows * columns <= MAX_ANNOTATED_CELLS
+    cell_texts = [[format_number(v, digits) for v in row] for row in matrix]
+    annotated = rows * columns <= MAX_ANNOTATED_CELLS and numbers_fit(cell_texts, columns)
     heatmap = go.Heatmap(
         z=shown, x=column_labels, y=row_labels,
         colorscale=DIVERGING if zero_centred else SEQUENTIAL,
@@ -145,7 +156,7 @@ def matrix_heatmap(matrix: np.ndarray, title: str, row_labels=None, column_label
     else:
         heatmap.update(hovertemplate="row %{y}, column %{x}: %{z:.4g}<extra></extra>")
     if annotated:
-        heatmap.update(text=[[format_number(v, digits) for v in row] for row in matrix], texttemplate="%{text}")
+        heatmap.update(text=cell_texts, texttemplate="%{text}")
     fig = go.Figure(heatmap)
     if np.isneginf(matrix).any():     # −∞ gets its own colour instead of a blank cell
         fig.add_trace(go.Heatmap(z=np.where(np.isneginf(matrix), 1.0, np.nan), x=column_labels, y=row_labels,
@@ -161,7 +172,16 @@ def matrix_heatmap(matrix: np.ndarray, title: str, row_labels=None, column_label
     fig.update_yaxes(tickfont=dict(size=13))
     # a colour bar needs room: a 2-row heatmap at 178 px would squash it to a sliver
     auto_height = max(110 + 34 * min(rows, 16), 240 if colour_scale_bar else 0) if height is None else height
-    return base_layout(fig, f"{title} · shape ({rows} × {columns})", auto_height)
+    shown_title = f"{title} · shape ({rows} × {columns})"
+    if not annotated and rows * columns <= MAX_ANNOTATED_CELLS:
+        shown_title += " · hover a cell for its value"
+    return base_layout(fig, shown_title, auto_height)
+
+
+def numbers_fit(cell_texts: list[list[str]], columns: int, font_px: float = FONT["size"]) -> bool:
+    """True when the widest cell text fits a cell of a heatmap `columns` wide on a 1366 px screen."""
+    widest = max((len(text) for row in cell_texts for text in row), default=0)
+    return widest * DIGIT_WIDTH * font_px + 6 <= NARROWEST_CELLS_PX / max(columns, 1)
 
 
 def _unique_labels(labels: list[str]) -> list[str]:
@@ -201,11 +221,18 @@ def grouped_bars(series: dict[str, np.ndarray], title: str, labels=None) -> go.F
 
 
 def line_chart(x, series: dict[str, np.ndarray], title: str, x_title: str, y_title: str,
-               height: int = 320) -> go.Figure:
+               height: int = 320, y_ceiling: float | None = None) -> go.Figure:
+    """Lines over x. With y_ceiling (a cosine's 1), the y-axis runs from 0 (or below, for negative
+    values) to that ceiling: an axis cut at 0.75 made a drop from 0.98 to 0.80 look like a collapse."""
     fig = go.Figure()
     for name, values in series.items():
         fig.add_trace(go.Scatter(x=list(x), y=np.asarray(values, dtype=np.float64),
                                  mode="lines+markers", name=name))
     fig.update_xaxes(title=x_title)
     fig.update_yaxes(title=y_title)
+    if y_ceiling is not None:
+        values = np.concatenate([np.asarray(v, dtype=np.float64).ravel() for v in series.values()] or [np.zeros(1)])
+        finite = values[np.isfinite(values)]
+        low = min(0.0, float(finite.min()) if finite.size else 0.0)
+        fig.update_yaxes(range=[low - 0.02 * (y_ceiling - low), y_ceiling + 0.02 * (y_ceiling - low)])
     return base_layout(fig, title, height)

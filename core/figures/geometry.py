@@ -5,7 +5,8 @@ import numpy as np
 import plotly.graph_objects as go
 
 from core.figures.base import base_layout
-from core.text import format_number
+from core.figures.labels import NARROW_PLOT_WIDTH, padded_range, place_labels, to_pixels
+from core.text import codepoints_note, format_number
 
 SEARCHED_COLOUR = "#111827"     # the searched token's arrow; its markers are yellow diamonds
 SEARCHED_MARKER = dict(size=18, color="#facc15", symbol="diamond", line=dict(color="black", width=2))
@@ -16,17 +17,21 @@ KIND_COLOURS = {
 
 
 def hover_texts(tokens, ids) -> list[str]:
-    """Hover text of each point: "'token' · id 123"."""
-    return [f"{token!r} · id {int(token_id)}" for token, token_id in zip(tokens, ids)]
+    """Hover text of each point: "'token' · id 123"; a character a font may lack is named by its
+    codepoint ("'##猫' (U+732B) · id 100")."""
+    return [f"{token!r}{codepoints_note(token)} · id {int(token_id)}" for token, token_id in zip(tokens, ids)]
 
 
 def pca_scatter(coords: np.ndarray, tokens, ids, title: str, colour_values=None,
                 colour_title: str = "", kinds=None, labelled=(), highlighted=(), height: int = 560,
-                hover=None, axis_titles=("PC1", "PC2", "PC3")) -> go.Figure:
+                hover=None, axis_titles=("PC1", "PC2", "PC3"), equal_aspect: bool = True) -> go.Figure:
     """coords (n, 2) or (n, 3) -> WebGL scatter; colour by a number (n,) or by kinds (n,) strings.
 
     `labelled` indexes rows of coords whose token is written beside the point; `highlighted`
-    rows (a searched token) get a large diamond and their own label.
+    rows (a searched token) get a large diamond and their own label. 2-D axes fit the points;
+    equal_aspect keeps one unit as long across as up (PCA: distances in the plane are the
+    table's), by narrowing the plot instead of widening the range; cosines with two word
+    directions drawn at 90° have no such geometry to keep (equal_aspect=False fills the plot).
     """
     coords = np.asarray(coords, dtype=np.float64)
     three_d = coords.shape[1] >= 3
@@ -47,26 +52,45 @@ def pca_scatter(coords: np.ndarray, tokens, ids, title: str, colour_values=None,
     fig = go.Figure(data=traces, _validate=False)
     searched = [i for i in highlighted if 0 <= i < len(coords)]
     # a token both chosen and searched is drawn (and named) once, as the searched one
-    marked = [("chosen", [i for i in labelled if 0 <= i < len(coords) and i not in searched], -22,
+    marked = [("chosen", [i for i in labelled if 0 <= i < len(coords) and i not in searched],
                dict(size=15, color="rgba(0,0,0,0)", line=dict(color="#f97316", width=3))),   # a ring: the colour shows
-              ("searched", searched, 24, SEARCHED_MARKER)]
-    for name, rows, offset, marker in marked:
+              ("searched", searched, SEARCHED_MARKER)]
+    x_range, y_range = padded_range(coords[:, 0], 0.05), padded_range(coords[:, 1], 0.05)
+    area = scatter_plot_area(x_range, y_range, height, equal_aspect)
+    every_marked = [i for _, rows, _ in marked for i in rows]
+    offsets = iter(place_labels(to_pixels(coords[every_marked, :2], x_range, y_range, area),
+                                [tokens[i] for i in every_marked], area=area) if every_marked and not three_d else [])
+    for name, rows, marker in marked:
         if rows:
             _add_marked(fig, coords[rows], [tokens[i] for i in rows], [hover[i] for i in rows], rows,
-                        name, marker, offset, three_d, reach=float(np.ptp(coords[:, :2], axis=0).max()) or 1.0)
+                        name, marker, [next(offsets) for _ in rows] if not three_d else [], three_d)
     if three_d:
         fig.update_layout(scene=dict(xaxis_title=axis_titles[0], yaxis_title=axis_titles[1],
                                      zaxis_title=axis_titles[2]))
     else:
-        fig.update_xaxes(title=axis_titles[0])
-        fig.update_yaxes(title=axis_titles[1], scaleanchor="x", scaleratio=1)
+        fig.update_xaxes(title=axis_titles[0], range=x_range)
+        fig.update_yaxes(title=axis_titles[1], range=y_range)
+        if equal_aspect:     # the plot narrows (constrain="domain"); the ranges stay on the data
+            fig.update_xaxes(constrain="domain")
+            fig.update_yaxes(scaleanchor="x", scaleratio=1, constrain="domain")
     fig.update_layout(legend=dict(orientation="h", y=-0.12))
     return base_layout(fig, title, height)
 
 
-def _add_marked(fig, points, labels, hover, rows, name, marker, offset, three_d, reach: float = 1.0) -> None:
+def scatter_plot_area(x_range, y_range, height: int, equal_aspect: bool) -> tuple[float, float]:
+    """The (width, height) px the points fill at 1366 px: the figure less its title, axis titles and
+    legend; with equal aspect, the side that would be stretched is narrowed to one scale."""
+    width, tall = NARROW_PLOT_WIDTH, height - 150
+    if equal_aspect:
+        scale = min(width / ((x_range[1] - x_range[0]) or 1.0), tall / ((y_range[1] - y_range[0]) or 1.0))
+        width, tall = scale * (x_range[1] - x_range[0]), scale * (y_range[1] - y_range[0])
+    return width, tall
+
+
+def _add_marked(fig, points, labels, hover, rows, name, marker, offsets, three_d) -> None:
     """Chosen or searched tokens: big markers with their token written beside them. In 2-D the
-    labels are annotations on a light box, readable on top of thousands of points."""
+    labels are annotations on a light box at `offsets` (px, from place_labels), readable on top of
+    thousands of points and apart from each other."""
     style = dict(name=name, hovertext=hover, hoverinfo="text", customdata=rows)
     if three_d:   # a smaller marker and the label to its right: a big marker would cover its own label
         searched = name == "searched"    # drawn last and larger than the chosen rings: it stands out
@@ -76,25 +100,10 @@ def _add_marked(fig, points, labels, hover, rows, name, marker, offset, three_d,
                                    marker=dict(marker, size=14 if searched else min(marker["size"], 10)), **style))
         return
     fig.add_trace(go.Scatter(x=points[:, 0], y=points[:, 1], mode="markers", marker=marker, **style))
-    for (x, y), label, (ax, ay) in zip(points, labels, label_offsets(points, offset, reach)):
+    for (x, y), label, (ax, ay) in zip(points, labels, offsets):
         fig.add_annotation(x=x, y=y, text=label, showarrow=True, arrowhead=0, arrowwidth=1, ax=ax, ay=ay,
                            bgcolor="rgba(255,255,255,0.88)", bordercolor=_outline(marker), borderpad=2,
                            font=dict(size=14, color="#111"))
-
-
-def label_offsets(points: np.ndarray, base: int, reach: float) -> list[tuple[int, int]]:
-    """(ax, ay) pixel offsets of the labels of points (n, 2): a label whose point lies near earlier
-    ones (within 15 % of the plot's reach across, 6 % up or down) steps to the other side and
-    further out, so close tokens (GloVe's cat, dog and queen; queen and woman on an axis) do not
-    print over each other."""
-    offsets = []
-    for k, point in enumerate(points):
-        # labels are wider than tall: side by side they collide further apart than one above the other
-        gap = np.abs(points[:k] - point)
-        near = int(np.sum((gap[:, 0] < 0.15 * reach) & (gap[:, 1] < 0.06 * reach))) if k else 0
-        side = -1 if near % 2 else 1
-        offsets.append((side * 46 * ((near + 1) // 2), side * base * (1 + near // 2)))
-    return offsets
 
 
 def _outline(marker: dict) -> str:
@@ -118,13 +127,12 @@ def _points(coords, hover, three_d, marker, name, customdata: list[int]) -> dict
 
 def arrows_figure(vectors: np.ndarray, labels, title: str, axis_titles=("x", "y"),
                   highlighted: int | None = None) -> go.Figure:
-    """vectors (n, 2) -> arrows from the origin, equal axis scales so angles look right. The
-    `highlighted` arrow (the searched token) is drawn thicker, in black, its label marked ★."""
+    """vectors (n, 2) -> arrows from the origin, equal axis scales so angles look right, ranges fitted
+    to the arrows. The `highlighted` arrow (the searched token) is drawn thicker, in black, its
+    label marked ★."""
     vectors = np.asarray(vectors, dtype=np.float64)
     fig = go.Figure()
     palette = ["#2563eb", "#dc2626", "#16a34a", "#9333ea", "#f59e0b", "#0891b2"]
-    reach = float(np.abs(vectors).max()) * 1.3 if vectors.size else 1.0
-    reach = reach or 1.0
     colours = [palette[i % len(palette)] for i in range(len(vectors))]
     labels = [f"★ {label}" if i == highlighted else str(label) for i, label in enumerate(labels)]
     if highlighted is not None and 0 <= highlighted < len(colours):
@@ -138,16 +146,30 @@ def arrows_figure(vectors: np.ndarray, labels, title: str, axis_titles=("x", "y"
                                  name=f"{label} ({format_number(vector[0])}, {format_number(vector[1])})",
                                  customdata=[str(label)],   # a token in a template would be read as HTML
                                  hovertemplate="%{customdata}: (%{x:.3f}, %{y:.3f})<extra></extra>"))
-    for i, (vector, label, colour) in enumerate(zip(vectors, labels, colours)):   # after all arrows: on top
+    # equal scales (angles are the point here), on ranges that fit the arrows and the origin: the plot
+    # narrows instead of the range widening (h = (2, 1), w = (3, −1) sat on a −15..15 axis)
+    x_range = padded_range(vectors[:, 0] if vectors.size else [], 0.3, include=(0.0,))
+    y_range = padded_range(vectors[:, 1] if vectors.size else [], 0.2, include=(0.0,))
+    area = scatter_plot_area(x_range, y_range, ARROWS_HEIGHT - 10, equal_aspect=True)
+    tips = to_pixels(vectors, x_range, y_range, area) if vectors.size else np.zeros((0, 2))
+    # tip labels placed apart: near-parallel vectors (GloVe's cat and dog) printed theirs over each other
+    offsets = place_labels(tips, labels, area=area, prefer=outward(vectors))
+    for vector, label, colour, (dx, dy) in zip(vectors, labels, colours, offsets):
         fig.add_annotation(x=vector[0], y=vector[1], xref="x", yref="y", showarrow=False, text=str(label),
-                           xanchor="left" if vector[0] >= 0 else "right", xshift=6 if vector[0] >= 0 else -6,
-                           yshift=arrow_label_shift(vectors[:i + 1], reach), bgcolor="rgba(255,255,255,0.85)",
-                           font=dict(size=14, color=colour))
-    fig.update_xaxes(range=[-reach, reach], zeroline=True, zerolinecolor="#888", title=axis_titles[0])
-    fig.update_yaxes(range=[-reach, reach], zeroline=True, zerolinecolor="#888", title=axis_titles[1],
-                     scaleanchor="x", scaleratio=1)
+                           xshift=dx, yshift=-dy, bgcolor="rgba(255,255,255,0.85)", font=dict(size=14, color=colour))
+    fig.update_xaxes(range=x_range, zeroline=True, zerolinecolor="#888", title=axis_titles[0], constrain="domain")
+    fig.update_yaxes(range=y_range, zeroline=True, zerolinecolor="#888", title=axis_titles[1],
+                     scaleanchor="x", scaleratio=1, constrain="domain")
     fig.update_layout(showlegend=True, legend=dict(orientation="h", y=-0.2))
-    return base_layout(fig, title, 480)
+    return base_layout(fig, title, ARROWS_HEIGHT)
+
+
+ARROWS_HEIGHT = 480
+
+
+def outward(vectors: np.ndarray) -> list[int]:
+    """-1 (label above first) for tips at or above the x-axis, 1 (below) under it: away from the origin."""
+    return [-1 if y >= 0 else 1 for y in np.asarray(vectors, dtype=np.float64).reshape(-1, 2)[:, 1]]
 
 
 _WEBGL_FROM = 1_000   # points: below this SVG draws faster (no WebGL context to create) and crisper
@@ -159,55 +181,48 @@ def points_trace_type(points: int) -> str:
     return "scattergl" if points >= _WEBGL_FROM else "scatter"
 
 
-def arrow_label_shift(tips: np.ndarray, reach: float) -> int:
-    """Vertical offset in pixels for the label of the last of tips (n, 2): outward from the
-    origin, and the k-th label whose tip is near earlier ones steps to the other side and further
-    out (near-parallel vectors would otherwise print their labels over each other)."""
-    near = 0
-    if len(tips) > 1:
-        near = int(np.sum(np.linalg.norm(tips[:-1] - tips[-1], axis=1) < 0.15 * reach))
-    outward = 1 if tips[-1][1] >= 0 else -1
-    side = outward if near % 2 == 0 else -outward
-    return side * (12 + 18 * (near // 2))
+ID_GAP_PLOT_AREA = (NARROW_PLOT_WIDTH, 280)     # px of the 420 px figure left for points at 1366 px
 
 
 def id_gap_scatter(sample_gaps, sample_cosines, chosen_gaps, chosen_cosines, chosen_labels,
                    title: str, sample_name: str = "random pairs", searched=None) -> go.Figure:
     """Pairs: ID gap on x, cosine on y. Sampled pairs grey (WebGL when many), chosen pairs labelled;
-    `searched` (gaps, cosines, labels): the searched token's pairs with the chosen ones, as diamonds."""
+    `searched` (gaps, cosines, labels): the searched token's pairs with the chosen ones, as diamonds.
+    Labels are annotations placed apart (GloVe's chosen pairs all sit near gap 0, where
+    "cat–queen" and "cat–king" printed over each other)."""
     fig = go.Figure()
     if len(sample_gaps):
         fig.add_trace(dict(type=points_trace_type(len(sample_gaps)), x=sample_gaps, y=sample_cosines,
                            mode="markers", marker=dict(size=4, color="#94a3b8", opacity=0.5),
                            name=sample_name, hovertemplate="gap %{x}, cos %{y:.3f}<extra></extra>"))
+    labelled = []      # (gap, cosine, label, outline colour)
     if len(chosen_gaps):
-        fig.add_trace(go.Scatter(x=chosen_gaps, y=chosen_cosines, mode="markers+text",
-                                 text=chosen_labels, textposition=_alternating(chosen_gaps), cliponaxis=False,
+        fig.add_trace(go.Scatter(x=chosen_gaps, y=chosen_cosines, mode="markers", customdata=list(chosen_labels),
                                  marker=dict(size=11, color="#f97316", line=dict(color="black", width=1)),
-                                 name="chosen pairs", textfont=dict(size=14, color="#111"),
-                                 hovertemplate="%{text}: gap %{x}, cos %{y:.3f}<extra></extra>"))
+                                 name="chosen pairs",
+                                 hovertemplate="%{customdata}: gap %{x}, cos %{y:.3f}<extra></extra>"))
+        labelled += [(g, c, label, "#f97316") for g, c, label in zip(chosen_gaps, chosen_cosines, chosen_labels)]
     if searched is not None and len(searched[0]):
         gaps, cosines, labels = searched
-        fig.add_trace(go.Scatter(x=gaps, y=cosines, mode="markers+text", marker=SEARCHED_MARKER, customdata=labels,
-                                 text=labels, textposition="bottom center", cliponaxis=False,   # chosen: above
-                                 textfont=dict(size=14, color="#111"), name="searched token's pairs",
+        fig.add_trace(go.Scatter(x=gaps, y=cosines, mode="markers", marker=SEARCHED_MARKER, customdata=list(labels),
+                                 name="searched token's pairs",
                                  hovertemplate="%{customdata}: gap %{x}, cos %{y:.3f}<extra></extra>"))
+        labelled += [(g, c, label, "#facc15") for g, c, label in zip(gaps, cosines, labels)]
         chosen_gaps = [*chosen_gaps, *gaps]
     widest = max([*np.asarray(sample_gaps, dtype=float).tolist(), *map(float, chosen_gaps), 1.0])
-    fig.update_xaxes(title="ID gap |id_a − id_b|", range=[-0.06 * widest, 1.08 * widest])   # labels at 0 not cut
-    fig.update_yaxes(title="cosine similarity", range=[-1.08, 1.25])
+    x_range, y_range = [-0.06 * widest, 1.08 * widest], [-1.08, 1.25]       # labels at gap 0 not cut
+    if labelled:
+        points = np.array([(g, c) for g, c, _, _ in labelled], dtype=np.float64)
+        texts = [str(label) for _, _, label, _ in labelled]
+        offsets = place_labels(to_pixels(points, x_range, y_range, ID_GAP_PLOT_AREA), texts, area=ID_GAP_PLOT_AREA)
+        for (x, y), text, (ax, ay), (_, _, _, colour) in zip(points, texts, offsets, labelled):
+            fig.add_annotation(x=x, y=y, text=text, showarrow=True, arrowhead=0, arrowwidth=1, arrowcolor="#475569",
+                               ax=ax, ay=ay, bgcolor="rgba(255,255,255,0.88)", bordercolor=colour, borderpad=2,
+                               font=dict(size=14, color="#111"))
+    fig.update_xaxes(title="ID gap |id_a − id_b|", range=x_range)
+    fig.update_yaxes(title="cosine similarity", range=y_range)
     fig.update_layout(legend=dict(orientation="h", y=-0.2))
     return base_layout(fig, title, 420)
-
-
-def _alternating(xs) -> list[str]:
-    """Label positions above, then below, in order along x: neighbouring labels do not print over
-    each other (MiniLM's chosen pairs sit within a few hundred ids)."""
-    order = np.argsort(np.asarray(xs, dtype=float), kind="stable")
-    positions = [""] * len(order)
-    for rank, index in enumerate(order):
-        positions[index] = "top center" if rank % 2 == 0 else "bottom center"
-    return positions
 
 
 def norm_by_id_figure(ids, norms, tokens, title: str, kinds=None, hover=None, highlighted=()) -> go.Figure:

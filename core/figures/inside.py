@@ -45,11 +45,29 @@ def next_token_by_layer(probs: np.ndarray, ranks: np.ndarray, title: str) -> go.
                    hovertemplate="%{x}: p = %{y:.4f}<extra></extra>"),
         go.Scatter(x=layers, y=ranks, mode="lines+markers", name="rank (1 = top guess)", yaxis="y2",
                    line=dict(dash="dot"), hovertemplate="%{x}: rank %{y:,}<extra></extra>")])
+    tick_values = rank_ticks(ranks)
     fig.update_layout(yaxis=dict(title="probability", range=[0, 1.02]),
-                      yaxis2=dict(title="rank", type="log", overlaying="y", side="right", autorange="reversed"),
+                      yaxis2=dict(title="rank", type="log", overlaying="y", side="right", autorange="reversed",
+                                  tickmode="array", tickvals=tick_values, ticktext=[f"{v:,}" for v in tick_values]),
                       legend=dict(orientation="h", y=-0.25))
     fig.update_xaxes(type="category", title="after layer")
     return base_layout(fig, title, 380)
+
+
+def rank_ticks(ranks) -> list[int]:
+    """Rank-axis ticks written in full (1, 10, 100, 1,000…), spanning the ranks: plotly's own log ticks
+    label the steps inside a decade by their first digit only ("2", "5") and in a smaller font,
+    so ranks 3,880 … 5 read "9 2 4 8 2 3". Over up to four decades 3× steps are added, within two
+    2× and 5× steps."""
+    ranks = np.asarray(ranks, dtype=np.float64)
+    ranks = ranks[np.isfinite(ranks) & (ranks >= 1)]
+    low, high = (float(ranks.min()), float(ranks.max())) if ranks.size else (1.0, 10.0)
+    first, last = int(np.floor(np.log10(low))), int(np.ceil(np.log10(max(high, low * 1.0001))))
+    steps = (1,) if last - first > 4 else (1, 3) if last - first > 2 else (1, 2, 5)
+    ticks = [step * 10 ** power for power in range(first, last + 1) for step in steps]
+    below = max([t for t in ticks if t <= low], default=ticks[0])      # one tick at or past each end
+    above = min([t for t in ticks if t >= high], default=ticks[-1])
+    return [t for t in ticks if below <= t <= above]
 
 
 def head_grid(scores: np.ndarray, title: str, colour_title: str, first_layer: int = 0,
@@ -75,7 +93,11 @@ def ablation_bars(positions: list[str], before: np.ndarray, after: np.ndarray, t
     """p(real next token) per position (T-1,), with the heads on and off."""
     fig = go.Figure([go.Bar(x=positions, y=before, name="all heads on"),
                      go.Bar(x=positions, y=after, name="chosen heads off")])
-    fig.update_layout(barmode="group", legend=dict(orientation="h", y=-0.3))
+    # the legend above the bars: below them it sat on the slanted position labels ("0: The → Ġcat")
+    fig.update_layout(barmode="group", legend=dict(orientation="h", x=1.0, xanchor="right", y=1.02,
+                                                   yanchor="bottom"))
     fig.update_xaxes(type="category", tickangle=-45, title="position → the token it should predict")
     fig.update_yaxes(title="p(real next token)", range=[0, 1.02])
-    return base_layout(fig, title, 400)
+    fig = base_layout(fig, title, 430)
+    fig.update_layout(margin=dict(t=90))       # the title, then the legend, above the bars
+    return fig

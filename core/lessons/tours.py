@@ -13,6 +13,9 @@ class TourStep:
     # session values the step sets before its page opens: "keep_<key>" for URL-kept views,
     # a widget's own key otherwise
     view: dict = field(default_factory=dict)
+    # a section the page shows first while this step is open (the example it narrates would
+    # otherwise sit at the bottom of a long page); the page names its sections
+    focus: str = ""
 
 
 @dataclass(frozen=True)
@@ -42,7 +45,7 @@ TOURS = {
         TourStep("attention", "Context enters through attention",
                  "Seed 000 §4: every unmasked score is 0 and the values are (2, 0) and (0, 4), so "
                  "**A = [[1, 0], [½, ½]]** and **O = [[2, 0], [1, 2]]**: position 1 now mixes both rows.",
-                 _table("seed000", "γ α", keep_attn_seed000=True, keep_attn_seed000_step="A")),
+                 _table("seed000", "γ α", keep_attn_seed000=True, keep_attn_seed000_step="A"), focus="seed000"),
         TourStep("", "Four views of one token",
                  "The id, the one-hot vector, the embedding row and the contextual vector of the same token, "
                  "side by side: only the last depends on its neighbours.",

@@ -61,3 +61,17 @@ def test_an_arrow_typed_as_a_word_is_just_a_word():
     at = open_page("directions", table="glove-50d", x_from="man → boy")
     assert_clean(at)
     assert any("Not in this vocabulary: →" in w for w in texts(at.warning))
+
+
+def test_extremes_list_only_rows_that_point_that_way():
+    """seed004 has 5 rows: 'toward The' listed rows with a negative cosine to the axis."""
+    at = open_page("directions", table="seed004")
+    extremes = next(f for f in frames(at) if "axis end" in f.columns)
+    for index, cell in enumerate(extremes["rows furthest that way"]):
+        if cell.startswith("none"):
+            continue
+        sign = 1 if index % 2 == 0 else -1              # toward the axis's end, then toward its start
+        for item in cell.split("), "):
+            cosine = float(item.rsplit("(", 1)[1].rstrip(")").replace("−", "-"))
+            assert sign * cosine > 0, cell
+    assert any("positive cosine" in c for c in texts(at.caption))

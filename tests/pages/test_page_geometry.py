@@ -95,7 +95,23 @@ def test_a_searched_token_among_the_chosen_has_its_pairs_drawn_once():
     at = open_page("geometry", table="seed004", tokens="cat dog is", query="cat")
     id_gap = figure(at, 2)
     drawn = [label for trace in id_gap["data"] if trace.get("name") in ("chosen pairs", "searched token's pairs")
-             for label in trace.get("text", [])]
+             for label in trace.get("customdata", [])]
     assert sorted(drawn) == ["cat–dog", "cat–is", "dog–is"]
     table = next(d.value for d in at.dataframe if "id gap" in d.value.columns)
     assert len(table) == 3                                 # the table still lists every chosen pair
+
+
+def test_an_unknown_word_gets_real_words_not_the_first_rows():
+    at = open_page("geometry", table="minilm", tokens="catz qqxqzz", query="qqxqzz")
+    assert_clean(at)
+    said = " ".join(texts(at.warning)).replace("\\", "")
+    assert "[PAD]" not in said and "[unused0]" not in said
+    assert "cats" in said or "cat" in said                 # catz: tokens spelt like it
+    assert "words in it include" in said                   # qqxqzz: no close token, so real words of the table
+
+
+def test_an_undefined_correlation_says_why():
+    at = open_page("geometry", table="seed003")
+    assert_clean(at)
+    assert any(m.label.startswith("Pearson r") and m.value == "undefined" for m in at.metric)
+    assert any("Undefined" in c and "1 pair" in c for c in texts(at.caption))

@@ -6,7 +6,9 @@ from helpers import assert_clean, open_page, scoped, texts
 
 
 def comparison(at):
-    return next(frame.value for frame in at.dataframe if "Property" in frame.value.columns)
+    """The comparison table as one column per representation (the page shows one row per representation)."""
+    shown = next(frame.value for frame in at.dataframe if "This token's value" in frame.value.columns)
+    return shown.T.reset_index(drop=True)
 
 
 def test_the_seed_000_token_on_its_toy_table():

@@ -143,11 +143,12 @@ def test_tampered_url_gets_a_warning(query, warning):
 def test_home_comparison_table():
     at = open_page()
     assert_clean(at)
-    frame = at.dataframe[0].value
-    assert list(frame.columns) == ["Property", "Token ID", "One-hot", "Token embedding", "Contextual vector"]
-    assert frame.iloc[0]["Token ID"] == "2" and frame.iloc[0]["One-hot"] == "[0, 0, 1]"
+    frame = at.dataframe[0].value                   # one row per representation, its value first
+    assert list(frame.index) == ["Token ID", "One-hot", "Token embedding", "Contextual vector"]
+    assert frame.columns[0] == "This token's value"
+    assert frame.loc["Token ID", "This token's value"] == "2" and frame.loc["One-hot", "This token's value"] == "[0, 0, 1]"
     scoped(at, "selectbox", "home_position").set_value(1).run()
-    assert at.dataframe[0].value.iloc[0]["Token embedding"] == "[1, 0, 1, 0]"
+    assert at.dataframe[0].value.loc["Token embedding", "This token's value"] == "[1, 0, 1, 0]"
 
 
 def test_presentation_mode_and_figure_format():
@@ -217,3 +218,10 @@ def test_added_rows_obey_max_rows_and_every_action_says_what_it_did(monkeypatch)
     assert any("3 × 4" in c for c in texts(at.sidebar.caption))
     at.button(key="lookup_edit_apply").click().run()            # nothing typed
     assert any("Type a new value in the box" in e for e in texts(at.error))
+
+
+def test_minilm_rows_a_and_b_open_on_words_of_the_text():
+    """Not [PAD] / [unused0] (rows 0 and 1): 'the' and 'cat' of "[CLS] the cat is sleeping…"."""
+    at = open_page("lookup", table="minilm")
+    assert_clean(at)
+    assert (scoped(at, "selectbox", "lookup_dist_a").value, scoped(at, "selectbox", "lookup_dist_b").value) == (1996, 4937)

@@ -47,6 +47,9 @@ def test_the_other_method_joins_the_comparison():
     frame = at.dataframe[-1].value
     assert [m.split(" ")[0] for m in frame["map"]] == ["PCA", "t-SNE", "UMAP"]
     assert all(0 <= float(v) <= 1 for v in frame.iloc[:, 2])
+    # the map above now shows the UMAP just made (it kept showing t-SNE)
+    assert at.radio(key="maps_method").value == "UMAP" and at.query_params["method"] == "UMAP"
+    assert figure(at, 0)["layout"]["xaxis"]["title"]["text"] == "UMAP 1"
 
 
 def test_settings_live_in_the_url():

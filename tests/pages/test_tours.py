@@ -45,3 +45,21 @@ def test_a_tampered_step_in_the_link():
     at = open_page("home", tour="seed003", tstep="99")
     assert_clean(at)
     assert any("99 is outside 0..1" in w for w in texts(at.warning))
+
+
+def test_an_unknown_tour_in_the_link_names_the_tours_there_are():
+    at = open_page("home", tour="seed999")
+    assert_clean(at)
+    said = " ".join(texts(at.warning))
+    assert "seed999" in said and "one of seed000, seed001" in said.replace("\\", "")
+    assert "one of ," not in said.replace("\\", "")
+
+
+def test_the_seed000_attention_step_shows_its_example_first():
+    """Step 3 narrates A = [[1, 0], [½, ½]]: the example opens at the top, not below a long page."""
+    at = open_page("home", tour="seed000", tstep="2")
+    assert_clean(at)
+    first_toggle = at.toggle[0]
+    assert first_toggle.key == "attn_seed000" and first_toggle.value is True
+    at = open_page("attention", table="seed000")
+    assert at.toggle[0].key != "attn_seed000"          # without the tour, it stays at the end of the page

@@ -292,15 +292,22 @@ def test_a_token_both_chosen_and_searched_is_named_once():
     assert [a.text for a in fig.layout.annotations] == ["b", "e"]
 
 
-def test_arrow_labels_point_outward_and_step_aside_for_near_tips():
-    from core.figures.geometry import arrow_label_shift, arrows_figure
+def test_arrow_labels_step_aside_for_near_tips():
+    from core.figures.geometry import ARROWS_HEIGHT, arrows_figure, scatter_plot_area
+    from core.figures.labels import boxes_overlap, label_boxes, to_pixels
 
-    assert arrow_label_shift(np.array([[1.0, 1.0]]), 2.0) == 12
-    assert arrow_label_shift(np.array([[-1.0, -1.0]]), 2.0) == -12
-    close = np.array([[2.3, 0.9], [2.4, 0.9], [2.3, 1.0], [2.2, 0.95]])        # cat, dog, queen, ...
-    assert [arrow_label_shift(close[:i + 1], 4.0) for i in range(4)] == [12, -12, 30, -30]
+    close = np.array([[2.04, 0.69], [2.39, 0.9], [2.27, 2.38], [2.28, 1.06]])    # GloVe's cat, dog, king, queen
+    names = ["★ cat", "dog", "king", "queen"]
+    fig = arrows_figure(close, ["cat", "dog", "king", "queen"], "t", highlighted=0)
+    notes = [a for a in fig.layout.annotations if a.text]
+    assert [a.text for a in notes] == names
+    x_range, y_range = fig.layout.xaxis.range, fig.layout.yaxis.range
+    area = scatter_plot_area(x_range, y_range, ARROWS_HEIGHT - 10, equal_aspect=True)
+    boxes = label_boxes(to_pixels(close, x_range, y_range, area), [(a.xshift, -a.yshift) for a in notes], names)
+    assert boxes_overlap(boxes) == []
     fig = arrows_figure(np.array([[2.0, 1.0], [3.0, -1.0]]), ["h", "w"], "t")
     labels = [a for a in fig.layout.annotations if a.text]
     assert [a.text for a in labels] == ["h", "w"]
     assert [trace.name for trace in fig.data] == ["h (2, 1)", "w (3, −1)"]                # the legend
-    assert [(a.x, a.y, a.yshift, a.xanchor) for a in labels] == [(2.0, 1.0, 12, "left"), (3.0, -1.0, -12, "left")]
+    assert [(a.x, a.y) for a in labels] == [(2.0, 1.0), (3.0, -1.0)]
+    assert labels[0].yshift > 0 > labels[1].yshift                  # outward: h above its tip, w below

@@ -45,6 +45,10 @@ def test_maps_keep_clusters_and_report_progress(method):
     fractions = [done for done, _ in heard]
     assert fractions == sorted(fractions) and fractions[-1] == 1.0
     assert any("epoch" in what or "iteration" in what for _, what in heard)
+    if method == "t-SNE":   # the main phase counts to the Iterations box's 200, not to 250 + 200
+        counted = [what for _, what in heard if what.startswith("main phase")]
+        assert counted and all(what.split("iteration ")[1].split(" ")[0].endswith("/200") for what in counted)
+        assert all(int(what.split("iteration ")[1].split("/")[0]) <= 200 for what in counted)
     assert not result.embedded.flags.writeable
 
 

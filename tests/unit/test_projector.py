@@ -59,20 +59,27 @@ def test_an_outlier_dimension_does_not_set_the_colour_range():
 
 
 def test_labels_of_close_tokens_step_apart():
-    from core.figures.geometry import label_offsets
+    from core.figures.labels import boxes_overlap, label_boxes, place_labels
 
-    points = np.array([[0.0, 0.0], [0.01, 0.0], [0.02, 0.01], [5.0, 5.0]])
-    offsets = label_offsets(points, -22, reach=10.0)
+    points = np.array([[0.0, 0.0], [4.0, 0.0], [8.0, 6.0], [500.0, 300.0]])        # px: three nearly on one spot
+    texts = ["queen", "woman", "king", "cat"]
+    offsets = place_labels(points, texts)
     assert len(set(offsets[:3])) == 3                     # three near points: three places
-    assert offsets[3] == (0, -22)                          # a far point keeps the usual place
-    side_by_side = label_offsets(np.array([[0.0, 0.0], [1.2, 0.0]]), -22, reach=10.0)
-    assert side_by_side[0] != side_by_side[1]              # 12 % apart across: wide labels would touch
+    assert boxes_overlap(label_boxes(points, offsets, texts)) == []
+    assert offsets[3][0] == 0 and offsets[3][1] < 0        # a far point keeps the usual place, above
 
 
 def test_animation_labels_of_close_points_go_different_ways():
-    from core.figures.training import moving_points_animation, text_positions
+    from core.figures.labels import text_box_size
+    from core.figures.training import _box_at, moving_points_animation, text_positions
 
+    pixels = np.array([[100.0, 100.0], [112.0, 100.0], [100.0, 108.0], [600.0, 300.0]])   # old rule: 5 % apart
+    texts = ["animal", "metal", "stone", "far"]
+    positions = text_positions(pixels, texts)
+    assert len(set(positions[:3])) == 3 and positions[3] == "top center"
+    boxes = [_box_at(x, y, p, *text_box_size(t, 12)) for (x, y), p, t in zip(pixels, positions, texts)]
+    assert not any(a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+                   for i, a in enumerate(boxes) for b in boxes[i + 1:])
     points = np.array([[0.0, 0.0], [0.001, 0.0], [0.0, 0.002], [1.0, 1.0]])
-    assert text_positions(points, 1.0) == ["top center", "bottom center", "middle right", "top center"]
     fig = moving_points_animation(np.stack([points, points]), [0, 1], list("abcd"), "moving")
-    assert list(fig.frames[1].data[0].textposition)[:3] == ["top center", "bottom center", "middle right"]
+    assert len(set(list(fig.frames[1].data[0].textposition)[:3])) == 3

@@ -1,0 +1,129 @@
+"""Figures readable at 1366 px and using their space (issue 21): what a figure builder returns,
+checked on its go.Figure."""
+from __future__ import annotations
+
+import numpy as np
+
+from core.figures.labels import boxes_overlap, label_boxes, text_box_size, to_pixels
+
+
+def test_rank_axis_writes_the_ranks():
+    from core.figures.inside import next_token_by_layer, rank_ticks
+
+    ranks = np.array([3880, 2900, 1200, 400, 90, 12, 5])
+    fig = next_token_by_layer(np.linspace(0, 0.6, 7), ranks, "p and rank")
+    axis = fig.layout.yaxis2
+    assert axis.type == "log" and axis.tickmode == "array"
+    assert list(axis.ticktext) == ["3", "10", "30", "100", "300", "1,000", "3,000", "10,000"]
+    assert list(axis.tickvals) == [3, 10, 30, 100, 300, 1000, 3000, 10000]
+    assert rank_ticks([1, 40_000, 200_000]) == [1, 10, 100, 1000, 10_000, 100_000, 1_000_000]
+    assert rank_ticks([5, 40]) == [5, 10, 20, 50]        # within two decades: 2× and 5× steps, written in full
+
+
+def test_ablation_legend_sits_above_the_slanted_labels():
+    from core.figures.inside import ablation_bars
+
+    fig = ablation_bars(["0: The → Ġcat", "1: Ġcat → Ġis"], np.array([0.1, 0.2]), np.array([0.05, 0.3]), "t")
+    assert fig.layout.legend.y >= 1.0 and fig.layout.legend.yanchor == "bottom"
+
+
+def test_wide_heatmaps_leave_numbers_to_the_hover():
+    from core.figures.base import matrix_heatmap
+
+    values = np.random.default_rng(0).standard_normal((6, 50)) * 0.3
+    wide = matrix_heatmap(values, "X")
+    assert wide.data[0].texttemplate is None and "hover" in wide.layout.title.text
+    narrow = matrix_heatmap(values[:, :8], "X")
+    assert narrow.data[0].texttemplate == "%{text}"
+
+
+def test_cosine_per_layer_axis_starts_at_zero():
+    from core.figures.base import line_chart
+
+    fig = line_chart(range(7), {"cos": np.array([0.99, 0.95, 0.9, 0.85, 0.8, 0.78, 0.76])}, "c", "layer", "cosine",
+                     y_ceiling=1.0)
+    low, high = fig.layout.yaxis.range
+    assert low <= 0 < 0.76 and 1.0 <= high < 1.1
+    negative = line_chart(range(2), {"cos": np.array([0.5, -0.4])}, "c", "layer", "cosine", y_ceiling=1.0)
+    assert negative.layout.yaxis.range[0] < -0.4
+
+
+def test_arrows_fit_the_vectors_with_equal_scales():
+    from core.figures.geometry import arrows_figure
+
+    fig = arrows_figure(np.array([[2.0, 1.0], [3.0, -1.0]]), ["h", "w"], "h and w")
+    x_low, x_high = fig.layout.xaxis.range
+    y_low, y_high = fig.layout.yaxis.range
+    assert -1.0 < x_low <= 0 and 3.0 < x_high < 4.5          # was −3.9..3.9, widened to −15..15 by the aspect
+    assert -2.0 < y_low < -1.0 and 1.0 < y_high < 2.0
+    assert fig.layout.yaxis.scaleanchor == "x" and fig.layout.xaxis.constrain == "domain"
+
+
+def test_axes_plot_fills_its_area_and_pca_keeps_its_scale():
+    from core.figures.geometry import pca_scatter
+
+    rng = np.random.default_rng(1)
+    cosines = np.stack([rng.uniform(-0.5, 0.6, 500), rng.uniform(-0.4, 0.5, 500)], axis=1)
+    tokens, ids = [f"w{i}" for i in range(500)], np.arange(500)
+    axes = pca_scatter(cosines, tokens, ids, "axes", equal_aspect=False)
+    assert axes.layout.yaxis.scaleanchor is None
+    assert axes.layout.xaxis.range[0] > -0.6 and axes.layout.xaxis.range[1] < 0.7     # was −1.9..2.1
+    pca = pca_scatter(cosines, tokens, ids, "pca")
+    assert pca.layout.yaxis.scaleanchor == "x" and pca.layout.xaxis.constrain == "domain"
+
+
+def _annotation_boxes(fig, area):
+    x_range, y_range = fig.layout.xaxis.range, fig.layout.yaxis.range
+    notes = [a for a in fig.layout.annotations if a.text]
+    points = to_pixels(np.array([[a.x, a.y] for a in notes]), x_range, y_range, area)
+    return label_boxes(points, [(a.ax, a.ay) for a in notes], [a.text for a in notes], 18), notes   # presentation mode: 18 px
+
+
+def test_id_gap_labels_do_not_overlap():
+    """GloVe's cat dog king queen: six pairs within gap 5,000 of 400,000, cosines 0.3–0.9."""
+    from core.figures.geometry import ID_GAP_PLOT_AREA, id_gap_scatter
+
+    gaps = [2524, 4759, 3390, 2235, 866, 1369]
+    cosines = [0.922, 0.386, 0.474, 0.340, 0.431, 0.784]
+    labels = ["cat–dog", "cat–king", "cat–queen", "dog–king", "dog–queen", "king–queen"]
+    sample = np.random.default_rng(0).integers(0, 400_000, 200)
+    fig = id_gap_scatter(sample, np.zeros(200), gaps[3:], cosines[3:], labels[3:], "pairs",
+                         searched=(gaps[:3], cosines[:3], labels[:3]))
+    boxes, notes = _annotation_boxes(fig, ID_GAP_PLOT_AREA)
+    assert sorted(a.text for a in notes) == sorted(labels)
+    assert boxes_overlap(boxes) == []
+    seed004 = id_gap_scatter([], [], [3479, 4734, 8213, 318, 8531], [0.2, 0.5, 0.1, -0.3, 0.4],
+                             ["cat–is", "cat–dog", "is–dog", "The–is", "The–dog"], "pairs")
+    assert boxes_overlap(_annotation_boxes(seed004, ID_GAP_PLOT_AREA)[0]) == []
+
+
+def test_chosen_labels_on_the_axes_plot_do_not_overlap():
+    from core.figures.geometry import pca_scatter, scatter_plot_area
+
+    coords = np.array([[0.10, 0.05], [0.12, 0.06], [0.11, 0.04], [0.13, 0.05], [-0.3, 0.4], [0.5, -0.3]])
+    tokens = ["man", "woman", "king", "queen", "big", "small"]
+    fig = pca_scatter(coords, tokens, np.arange(6), "axes", labelled=range(6), equal_aspect=False)
+    area = scatter_plot_area(fig.layout.xaxis.range, fig.layout.yaxis.range, 560, False)
+    boxes, notes = _annotation_boxes(fig, area)
+    assert len(notes) == 6 and boxes_overlap(boxes) == []
+    assert text_box_size("queen", 14)[0] > text_box_size("cat", 14)[0]
+
+
+def test_characters_a_font_may_lack_are_named_by_codepoint():
+    from core.figures.base import FONT_FAMILY
+    from core.figures.geometry import hover_texts
+    from core.text import codepoints_note
+
+    assert codepoints_note("cat") == "" and codepoints_note("café") == "" and codepoints_note("→") == ""
+    assert codepoints_note("##猫") == " (U+732B)"
+    assert hover_texts(["##ᄀ"], [30000]) == ["'##ᄀ' (U+1100) · id 30000"]
+    assert '"Noto Sans CJK SC"' in FONT_FAMILY and FONT_FAMILY.endswith("sans-serif")
+
+
+def test_sidebar_picker_labels_fit_without_their_size():
+    from ui.shell import PICKER_CHARS, picker_label
+
+    assert picker_label("MiniLM-L6 (BERT WordPiece, 30522 × 384)") == "MiniLM-L6 (BERT WordPiece)"
+    assert picker_label("GloVe 6B 50d (words, 400000 × 50)") == "GloVe 6B 50d (words)"
+    assert picker_label("my table (12 × 4)") == "my table"
+    assert len(picker_label("an uploaded table with a very long file name.safetensors")) == PICKER_CHARS
