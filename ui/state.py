@@ -93,10 +93,11 @@ def parse_int_in(low: int, high: int) -> Callable[[str], int]:
 def parse_float_in(low: float, high: float) -> Callable[[str], float]:
     return _parse_number_in(float, "a number", low, high)
 
-def parse_text(raw: str) -> str:
-    if len(raw) > MAX_TEXT_CHARS:
-        st.warning(f"The link's text had {len(raw):,} characters; the first {MAX_TEXT_CHARS:,} are used.")
-        return raw[:MAX_TEXT_CHARS]
+def parse_text(raw: str, limit: int = MAX_TEXT_CHARS) -> str:
+    """A text from the URL, cut at `limit` characters (the widget's own max_chars) with a warning."""
+    if len(raw) > limit:
+        st.warning(f"The link's text had {len(raw):,} characters; the first {limit:,} are used.")
+        return raw[:limit]
     return raw
 
 def sync_query_params(partial: bool = False) -> None:
