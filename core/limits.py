@@ -16,6 +16,8 @@ MAX_TABLE_BYTES = 256 * MIB         # the table it becomes, as float32 (GloVe 40
 MAX_ROWS = 1_000_000
 MAX_WIDTH = 4096
 MAX_UPLOAD_TENSORS = 4096           # tensors in one checkpoint file
+DERIVED_CACHE_BYTES = 256 * MIB     # arrays derived from tables (PCA, norms, word rows...), shared by all sessions
+SESSION_SWEEP_SECONDS = 15          # how often ended sessions are shut down and their memory released
 MAX_SESSION_UPLOADS = 3             # tables a session keeps; a further upload replaces the oldest
 MAX_FILE_NAME_CHARS = 120           # longer file names are cut for display
 # The structure inside a file is sized from its bytes before any Python object is built from it
