@@ -1,6 +1,8 @@
 """Lookup: text -> token ids -> rows of E; one-hot product; renames, edits and resizes."""
 from __future__ import annotations
 
+from functools import partial
+
 import streamlit as st
 
 from core.edits import RESIZE_METHODS, CoordinateEdit, Resize
@@ -36,7 +38,7 @@ def read_input() -> list[int] | None:
             return table.tokenize(text)
         default_ids = ", ".join(str(int(table.ids[r])) for r in range(min(3, table.vocab_size)))
         raw = state.kept_widget(st.text_input, "Token ids (comma or space separated)", "lookup_ids",
-                                 default_ids, query="ids", parse=state.parse_text,
+                                 default_ids, query="ids", parse=partial(state.parse_text, limit=MAX_ID_CHARS),
                                  max_chars=MAX_ID_CHARS)
         ids = parse_id_list(raw)
         table.rows_for_ids(ids)

@@ -8,13 +8,28 @@ from __future__ import annotations
 MIB = 2 ** 20
 
 # ---- uploads
-MAX_UPLOAD_BYTES = 200 * MIB        # the file itself; matches server.maxUploadSize in .streamlit/config.toml
+# The file itself. Streamlit's browser side counts server.maxUploadSize (.streamlit/config.toml)
+# in decimal megabytes (200 -> 200,000,000 bytes): both say the same (tests/unit/test_limits.py).
+MAX_UPLOAD_MB = 200
+MAX_UPLOAD_BYTES = MAX_UPLOAD_MB * 1_000_000
 MAX_TABLE_BYTES = 256 * MIB         # the table it becomes, as float32 (GloVe 400,000 x 50 is 80 MB)
 MAX_ROWS = 1_000_000
 MAX_WIDTH = 4096
 MAX_UPLOAD_TENSORS = 4096           # tensors in one checkpoint file
+DERIVED_CACHE_BYTES = 256 * MIB     # arrays derived from tables (PCA, norms, word rows...), shared by all sessions
+SESSION_SWEEP_SECONDS = 15          # how often ended sessions are shut down and their memory released
 MAX_SESSION_UPLOADS = 3             # tables a session keeps; a further upload replaces the oldest
 MAX_FILE_NAME_CHARS = 120           # longer file names are cut for display
+# The structure inside a file is sized from its bytes before any Python object is built from it
+# (a 10 MB pickle of empty dicts becomes 1 GB of objects; a JSON header of "[{},{},...]" likewise).
+MAX_PICKLE_BYTES = 8 * MIB          # a .pt's data.pkl: ~100 bytes a tensor plus its name (4,096 tensors ~ 1 MB)
+MAX_PICKLE_OPCODES = 64 * MAX_UPLOAD_TENSORS   # torch.save writes ~32 opcodes a tensor (measured)
+MAX_PICKLE_DEPTH = 32               # nested MARKs in a .pt's pickle (torch.save writes 2-3)
+MAX_SAFETENSORS_HEADER_BYTES = 1 * MIB   # JSON header: ~150 bytes a tensor (HF's own reader allows 100 MB)
+MAX_HEADER_DEPTH = 8                # nesting of the JSON header ({"name": {"shape": [...]}} is 3)
+MAX_TOKEN_CHARS = 1_000             # one token (a vocabulary line or a GloVe word)
+MAX_NUMBER_CHARS = 40               # one number written in a text table ("-1.2345678901234567e-308" is 24)
+MAX_TEXT_LINE_CHARS = MAX_TOKEN_CHARS + MAX_WIDTH * (MAX_NUMBER_CHARS + 1)   # one row of a text table
 
 # ---- text from the URL or typed
 MAX_TEXT_CHARS = 2000               # longer texts (e.g. from a tampered URL) are cut with a warning
@@ -40,7 +55,7 @@ def megabytes(n_bytes: int | float) -> str:
     return f"{n_bytes / MIB:,.0f} MB"
 
 
-UPLOAD_LIMITS_TEXT = (f"at most {megabytes(MAX_UPLOAD_BYTES)} per file, a table of at most "
+UPLOAD_LIMITS_TEXT = (f"at most {MAX_UPLOAD_MB} MB ({MAX_UPLOAD_BYTES:,} bytes) per file, a table of at most "
                       f"{megabytes(MAX_TABLE_BYTES)} as float32 ({MAX_ROWS:,} rows, {MAX_WIDTH:,} columns)")
 
 

@@ -146,6 +146,8 @@ class MapWorker:
             [sys.executable, "-m", "core.map_worker", str(child_end.fileno()), str(self._idle_seconds)],
             cwd=ROOT, pass_fds=(child_end.fileno(),), stdin=subprocess.DEVNULL)
         child_end.close()
+        # A child that exits on its own (idle) is reaped at once, not left defunct until the next map.
+        threading.Thread(target=self._process.wait, name="map-worker-reaper", daemon=True).start()
 
     def stop(self) -> None:
         if self._process is not None:

@@ -3,6 +3,9 @@
 Every cached object is shared by all sessions and never mutated (arrays are flagged
 read-only). Derived arrays are keyed by the table's `key`, which records every edit, so an
 edited table never reads a stale result (Streamlit would hash a large array from a sample).
+They live in one store bounded by bytes (core.derived, DERIVED_CACHE_BYTES), not in
+st.cache_* entries counted by number: results of a session's own tables (uploads, edits) are
+dropped when the sessions that asked for them end (ui.session_memory).
 Nothing here draws: Streamlit would replay a cached function's elements into later sessions.
 """
 from __future__ import annotations
@@ -12,6 +15,8 @@ import logging
 import numpy as np
 import streamlit as st
 
+from core.derived import DerivedStore
+from core.limits import DERIVED_CACHE_BYTES
 from core.tables import EmbeddingTable
 from core.toy_tables import toy_table
 
@@ -77,11 +82,32 @@ def release_memory() -> None:
         pass
 
 
-@st.cache_resource(show_spinner=False, max_entries=16)
-def _pca_by_key(key: str, _weight: np.ndarray, k: int):
+@st.cache_resource(show_spinner=False)
+def derived_store() -> DerivedStore:
+    """The server's derived arrays, at most DERIVED_CACHE_BYTES of them."""
+    return DerivedStore(DERIVED_CACHE_BYTES)
+
+
+def is_private(table_key: str) -> bool:
+    """A table only sessions hold: an upload, or any table with edits (its key records them)."""
+    return table_key.startswith("upload:") or "+" in table_key
+
+
+def derived(name: str, tables: tuple[EmbeddingTable, ...], arguments: tuple, compute):
+    """compute()'s result, kept in the server's store under (name, table keys, arguments).
+    A private table's result is owned by the asking session and dropped after it ends."""
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    keys = tuple(table.key for table in tables)
+    context = get_script_run_ctx() if any(is_private(key) for key in keys) else None
+    owner = context.session_id if context is not None else None
+    return derived_store().get((name, keys, arguments), keys, compute, owner)
+
+
+def _pca(weight: np.ndarray, k: int):
     from core.geometry import pca
 
-    result = pca(_weight, k)
+    result = pca(weight, k)
     for array in (result.coords, result.components, result.explained_variance,
                   result.explained_variance_ratio, result.mean):
         array.flags.writeable = False
@@ -93,35 +119,33 @@ def cached_pca(table: EmbeddingTable, k: int):
     """PCA of the whole table, computed once per table content (the key changes with edits).
 
     Core reads float16 tables block by block: no float32 copy of a model's table is kept."""
-    return _pca_by_key(table.key, table.weight, k)
+    return derived("pca", (table,), (k,), lambda: _pca(table.weight, k))
 
 
-@st.cache_resource(show_spinner=False, max_entries=16)
-def _norms_by_key(key: str, _weight: np.ndarray) -> np.ndarray:
+def _norms(weight: np.ndarray) -> np.ndarray:
     from core.geometry import row_norms
 
-    norms = row_norms(_weight)
+    norms = row_norms(weight)
     norms.flags.writeable = False
     return norms
 
 
 def cached_norms(table: EmbeddingTable) -> np.ndarray:
     """(V,) row norms, cached per table content."""
-    return _norms_by_key(table.key, table.weight)
+    return derived("norms", (table,), (), lambda: _norms(table.weight))
 
 
-@st.cache_resource(show_spinner=False, max_entries=16)
-def _inverse_norms_by_key(key: str, _norms: np.ndarray) -> np.ndarray:
+def _inverse_norms(norms: np.ndarray) -> np.ndarray:
     from core.semantic import inverse_norms
 
-    inverse = inverse_norms(_norms)
+    inverse = inverse_norms(norms)
     inverse.flags.writeable = False
     return inverse
 
 
 def cached_inverse_norms(table: EmbeddingTable) -> np.ndarray:
     """(V,) float32 1/|row| (NaN for a zero row), cached per table content: axes and analogies."""
-    return _inverse_norms_by_key(table.key, cached_norms(table))
+    return derived("inverse_norms", (table,), (), lambda: _inverse_norms(cached_norms(table)))
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
@@ -161,11 +185,10 @@ def model_head(table_name: str, layer: int, head: int):
     return matrices
 
 
-@st.cache_resource(show_spinner=False, max_entries=16)
-def _token_kinds_by_key(key: str, _tokens: tuple) -> np.ndarray:
+def _token_kinds(tokens: tuple) -> np.ndarray:
     from core.pieces import TOKEN_KINDS, token_kind
 
-    codes = np.array([TOKEN_KINDS.index(token_kind(token)) for token in _tokens], dtype=np.uint8)
+    codes = np.array([TOKEN_KINDS.index(token_kind(token)) for token in tokens], dtype=np.uint8)
     codes.flags.writeable = False
     return codes
 
@@ -173,7 +196,7 @@ def _token_kinds_by_key(key: str, _tokens: tuple) -> np.ndarray:
 def token_kind_codes(table: EmbeddingTable) -> np.ndarray:
     """(V,) uint8 index into core.pieces.TOKEN_KINDS for every row, built once per table
     (one byte a row: strings for 400,000 rows would hold ~100 MB)."""
-    return _token_kinds_by_key(table.key, table.tokens)
+    return derived("token_kinds", (table,), (), lambda: _token_kinds(table.tokens))
 
 
 @st.cache_resource(show_spinner="Reading every layer's prediction…", max_entries=16)
@@ -229,55 +252,48 @@ def rows_digest(rows: np.ndarray) -> str:
     return hashlib.sha1(np.ascontiguousarray(rows, dtype=np.int64).tobytes()).hexdigest()[:16]
 
 
-@st.cache_resource(show_spinner="Reading which words the two tables share…", max_entries=8)
-def _word_rows_by_key(key: str, _tokens: tuple) -> dict:
-    from core.alignment import word_rows
-
-    return word_rows(_tokens)
-
-
 def word_rows(table: EmbeddingTable) -> dict:
     """word -> row of the token that best stands for it (read-only use: shared by all sessions)."""
-    return _word_rows_by_key(table.key, table.tokens)
+    from core.alignment import word_rows as rows_of_words
+
+    with st.spinner("Reading which words the two tables share…"):
+        return derived("word_rows", (table,), (), lambda: rows_of_words(table.tokens))
 
 
-@st.cache_resource(show_spinner=False, max_entries=8)
-def _shared_by_keys(key_a: str, key_b: str, _a: EmbeddingTable, _b: EmbeddingTable):
-    from core.alignment import shared_words
+def _shared(a: EmbeddingTable, b: EmbeddingTable):
+    from core.alignment import shared_words as shared_rows
 
-    shared = shared_words(word_rows(_a), word_rows(_b))
+    shared = shared_rows(word_rows(a), word_rows(b))
     shared.rows_a.flags.writeable = shared.rows_b.flags.writeable = False
     return shared
 
 
 def shared_words(a: EmbeddingTable, b: EmbeddingTable):
-    return _shared_by_keys(a.key, b.key, a, b)
+    return derived("shared_words", (a, b), (), lambda: _shared(a, b))
 
 
-@st.cache_resource(show_spinner="Comparing neighbours in both tables…", max_entries=16)
-def _overlap_by_keys(key_a: str, key_b: str, _a: EmbeddingTable, _b: EmbeddingTable, k: int,
-                     queries: tuple[int, ...]):
-    from core.alignment import neighbour_overlap
+def _overlap(a: EmbeddingTable, b: EmbeddingTable, k: int, queries: tuple[int, ...]):
+    from core.alignment import neighbour_overlap as overlap
 
-    shared = shared_words(_a, _b)
-    result = neighbour_overlap(_a.weight[shared.rows_a], _b.weight[shared.rows_b], np.array(queries), k)
+    shared = shared_words(a, b)
+    result = overlap(a.weight[shared.rows_a], b.weight[shared.rows_b], np.array(queries), k)
     release_memory()
     return result
 
 
 def neighbour_overlap(a: EmbeddingTable, b: EmbeddingTable, k: int, queries: tuple[int, ...]):
-    return _overlap_by_keys(a.key, b.key, a, b, k, queries)
+    with st.spinner("Comparing neighbours in both tables…"):
+        return derived("overlap", (a, b), (k, queries), lambda: _overlap(a, b, k, queries))
 
 
-@st.cache_resource(show_spinner="Aligning one table onto the other…", max_entries=8)
-def _alignment_by_keys(key_a: str, key_b: str, _a: EmbeddingTable, _b: EmbeddingTable):
+def _alignment(a_table: EmbeddingTable, b_table: EmbeddingTable):
     """(standardised A, standardised B, Alignment) over the shared words, read-only."""
     from core.alignment import align, standardised
 
-    shared = shared_words(_a, _b)
-    width = min(_a.width, _b.width)
-    a = standardised(_a.weight[shared.rows_a], width)
-    b = standardised(_b.weight[shared.rows_b], width)
+    shared = shared_words(a_table, b_table)
+    width = min(a_table.width, b_table.width)
+    a = standardised(a_table.weight[shared.rows_a], width)
+    b = standardised(b_table.weight[shared.rows_b], width)
     result = align(a, b)
     for array in (a, b, result.rotation):
         array.flags.writeable = False
@@ -286,7 +302,8 @@ def _alignment_by_keys(key_a: str, key_b: str, _a: EmbeddingTable, _b: Embedding
 
 
 def alignment(a: EmbeddingTable, b: EmbeddingTable):
-    return _alignment_by_keys(a.key, b.key, a, b)
+    with st.spinner("Aligning one table onto the other…"):
+        return derived("alignment", (a, b), (), lambda: _alignment(a, b))
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
@@ -301,18 +318,18 @@ def analogy_answers(table: EmbeddingTable, a: int, b: int, c: int, k: int, expec
     return _analogy_by_key(table.key, table, a, b, c, k, expected)
 
 
-@st.cache_resource(show_spinner=False, max_entries=4)
-def _axes_by_key(key: str, _table: EmbeddingTable, ends: tuple[tuple[int, ...], ...]):
+def _axes(table: EmbeddingTable, ends: tuple[tuple[int, ...], ...]):
     """(x axis, y axis, (2, V) cosines of every row), read-only."""
     from core.semantic import axis, project_on_axes
 
     x_from, x_to, y_from, y_to = (list(rows) for rows in ends)
-    axes = [axis(_table.weight, x_from, x_to, "x"), axis(_table.weight, y_from, y_to, "y")]
-    coords = project_on_axes(_table.weight, cached_inverse_norms(_table), axes)
+    axes = [axis(table.weight, x_from, x_to, "x"), axis(table.weight, y_from, y_to, "y")]
+    coords = project_on_axes(table.weight, cached_inverse_norms(table), axes)
     coords.flags.writeable = False
     return axes[0], axes[1], coords
 
 
 def semantic_axes(table: EmbeddingTable, x_from, x_to, y_from, y_to):
     """Two word-defined axes and every row's cosine with each. Raises ValueError (core.semantic.axis)."""
-    return _axes_by_key(table.key, table, (tuple(x_from), tuple(x_to), tuple(y_from), tuple(y_to)))
+    ends = (tuple(x_from), tuple(x_to), tuple(y_from), tuple(y_to))
+    return derived("axes", (table,), ends, lambda: _axes(table, ends))

@@ -75,6 +75,9 @@ def _upload_loader() -> None:
 
 
 def sidebar_loaders() -> None:
+    from ui.session_memory import session_sweeper
+
+    session_sweeper()      # once per server: ended sessions give their uploads and arrays back
     with st.sidebar.expander("Load a model or your own table"):
         _hub_loader()
         st.divider()

@@ -40,21 +40,44 @@ def show_figure(fig, key: str | None = None, **kwargs):
     return st.plotly_chart(fig, width="stretch", config=figure_config(key), key=key, **kwargs)
 
 
+# OWASP's CSV injection rule: a cell a spreadsheet could read as a formula starts with one of these.
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def spreadsheet_safe(text: str) -> str:
+    """A text cell a spreadsheet shows as text: a leading apostrophe before =, +, -, @, tab or CR
+    (OWASP, "CSV Injection"). Only labels pass through here: numbers stay numbers."""
+    return "'" + text if text.startswith(FORMULA_STARTS) else text
+
+
 def matrix_frame(matrix: np.ndarray, row_labels=None, column_labels=None) -> pd.DataFrame:
+    """(R, C) numbers with their labels; labels (tokens: strangers' text) are made spreadsheet-safe,
+    the numbers stay numeric columns (a negative number is a number, never quoted)."""
     matrix = np.asarray(matrix)
     columns = column_labels if column_labels is not None else [f"x{i}" for i in range(matrix.shape[1])]
-    frame = pd.DataFrame(matrix, columns=[str(c) for c in columns])
+    frame = pd.DataFrame(matrix, columns=[spreadsheet_safe(str(c)) for c in columns])
     if row_labels is not None:
-        frame.insert(0, "row", [str(r) for r in row_labels])
+        frame.insert(0, "row", [spreadsheet_safe(str(r)) for r in row_labels])
     return frame
+
+
+def csv_text(matrix: np.ndarray, row_labels=None, column_labels=None) -> str:
+    """The matrix as CSV at full precision (shortest repr of each float), labels spreadsheet-safe and
+    quoted (a CR inside a token would otherwise end the row: pandas quotes only at "\n"), numbers
+    unquoted so every spreadsheet reads them as numbers."""
+    import csv
+
+    buffer = io.StringIO()
+    matrix_frame(matrix, row_labels, column_labels).to_csv(buffer, index=False, quoting=csv.QUOTE_NONNUMERIC)
+    return buffer.getvalue()
 
 
 def csv_button(matrix: np.ndarray, name: str, row_labels=None, column_labels=None,
                key: str | None = None) -> None:
-    """A download button with the matrix as CSV (full precision)."""
-    buffer = io.StringIO()
-    matrix_frame(matrix, row_labels, column_labels).to_csv(buffer, index=False)
-    st.download_button(f"⬇ {name}.csv", buffer.getvalue(), file_name=f"{name}.csv",
+    """A download button with the matrix as CSV, its file named after the figure and the table
+    ('x-lookup-glove-50d.csv'), as the camera button names PNG and SVG files."""
+    file_name = f"{export_name(name)}.csv"
+    st.download_button(f"⬇ {file_name}", csv_text(matrix, row_labels, column_labels), file_name=file_name,
                        mime="text/csv", key=key or f"csv_{name}")
 
 

@@ -167,8 +167,8 @@ def parse_bool(raw: str) -> bool:
     return raw == "True"
 
 
-def parse_text(raw: str) -> str:
-    return parse_text_up_to(MAX_TEXT_CHARS)(raw)
+def parse_text(raw: str, limit: int = MAX_TEXT_CHARS) -> str:
+    return parse_text_up_to(limit)(raw)
 
 
 def parse_text_up_to(limit: int) -> Callable[[str], str]:

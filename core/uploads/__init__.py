@@ -23,6 +23,7 @@ from core.uploads.text_tables import (
     parse_rows,
     read_metadata,
     read_word_vectors,
+    line_count,
     text_lines,
 )
 
@@ -71,7 +72,7 @@ def _read_weight(ext: str, data: bytes, chosen: str | None, what: str):
         weight, candidates = torch_candidates(data, chosen)
         return weight, candidates, []
     if ext == ".tsv":
-        _, weight = parse_rows(text_lines(data), "\t", with_word=False, row_bound=data.count(b"\n") + 1)
+        _, weight = parse_rows(text_lines(data), "\t", with_word=False, row_bound=line_count(data))
         return weight, (), []
     words, weight = read_word_vectors(data)
     return weight, (), words
@@ -86,11 +87,14 @@ def parse_upload(filename: str, data: bytes, vocabulary: bytes | None = None,
     if len(data) > MAX_UPLOAD_BYTES:
         raise ValueError(f"{name!r} is {megabytes(len(data))}: the limit is {LIMITS}")
     ext = _extension(filename)
-    weight, candidates, words = _read_weight(ext, data, chosen_tensor, repr(name))
+    try:
+        weight, candidates, words = _read_weight(ext, data, chosen_tensor, repr(name))
+    except RecursionError:    # every parser bounds nesting first: this is the last line of defence
+        raise ValueError(f"{name!r} is nested too deeply to be read") from None
     if weight is None:
         return ParsedUpload(None, candidates, (CHOOSE_TENSOR,))
     if vocabulary is not None:
-        words = read_metadata(vocabulary)
+        words = read_metadata(vocabulary, weight.shape[0])
     if words and len(words) != weight.shape[0]:
         raise ValueError(f"the vocabulary has {len(words):,} entries for {weight.shape[0]:,} rows: they must match")
     tokens = tuple(words) if words else tuple(f"row{i}" for i in range(weight.shape[0]))

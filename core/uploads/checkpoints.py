@@ -1,5 +1,8 @@
 """Checkpoints: .safetensors (header checked against the file, only the chosen tensor copied)
-and .pt (torch's uncompressed zip only, weights_only, plain tensors only, never views)."""
+and .pt (torch's uncompressed zip only, weights_only, plain tensors only, never views).
+
+The structure of both is sized from the bytes before it is parsed (core.uploads.structure):
+a small file cannot become gigabytes of Python objects."""
 from __future__ import annotations
 
 import io
@@ -9,9 +12,10 @@ import zipfile
 
 import numpy as np
 
-from core.limits import MAX_UPLOAD_TENSORS
+from core.limits import MAX_SAFETENSORS_HEADER_BYTES, MAX_UPLOAD_TENSORS
 from core.text import shorten
 from core.uploads.shape import check_table_shape
+from core.uploads.structure import check_json_structure, check_pickle_structure
 
 _SAFETENSORS_DTYPES = {"F64": ("float64", 8), "F32": ("float32", 4), "F16": ("float16", 2), "BF16": ("bfloat16", 2),
                        "I64": ("int64", 8), "I32": ("int32", 4), "I16": ("int16", 2), "I8": ("int8", 1),
@@ -26,9 +30,14 @@ def _safetensors_header(data: bytes) -> tuple[dict, int]:
     (length,) = struct.unpack("<Q", data[:8])
     if length > len(data) - 8:
         raise ValueError(malformed)
+    if length > MAX_SAFETENSORS_HEADER_BYTES:
+        raise ValueError(f"this .safetensors header is {length:,} bytes: at most {MAX_SAFETENSORS_HEADER_BYTES:,} "
+                         f"are read ({MAX_UPLOAD_TENSORS:,} tensors need far less)")
+    raw_header = data[8:8 + length]
+    check_json_structure(raw_header, "this .safetensors header")
     try:
-        header = json.loads(data[8:8 + length])
-    except (ValueError, UnicodeDecodeError):
+        header = json.loads(raw_header)
+    except (ValueError, UnicodeDecodeError, RecursionError):
         raise ValueError(malformed) from None
     if not isinstance(header, dict):
         raise ValueError(malformed)
@@ -81,6 +90,11 @@ def _check_torch_zip(data: bytes) -> None:
         raise ValueError(f"this .pt file has {len(entries):,} entries: at most {MAX_UPLOAD_TENSORS:,} tensors are read")
     if any(entry.compress_type != zipfile.ZIP_STORED for entry in entries):
         raise ValueError("this .pt file was refused: it holds compressed entries, which torch.save never writes")
+    pickles = [entry for entry in entries if entry.filename.endswith("data.pkl")]
+    if len(pickles) != 1:
+        raise ValueError("this .pt file was refused: torch.save writes exactly one data.pkl, "
+                         f"this file holds {len(pickles)}")
+    check_pickle_structure(archive, pickles[0])
 
 
 def _tensors_from_torch(data: bytes) -> dict:
@@ -92,7 +106,7 @@ def _tensors_from_torch(data: bytes) -> dict:
     try:
         loaded = torch.load(io.BytesIO(data), map_location="cpu", weights_only=True, mmap=False)
     except (pickle.UnpicklingError, RuntimeError, EOFError, ValueError, AttributeError, TypeError,
-            KeyError, IndexError, OSError):
+            KeyError, IndexError, OSError, RecursionError):
         raise ValueError("this .pt file was refused: it holds more than plain tensors (objects whose loading "
                          "could run code are never loaded here), or it is damaged. Save a tensor or a dict of "
                          "tensors with torch.save") from None

@@ -47,12 +47,22 @@ def test_a_map_past_its_time_limit_is_stopped():
     assert slow.child_pid is None
 
 
+def process_state(pid: int) -> str:
+    """'Z' for a zombie, another letter for a live process, 'gone' once reaped."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0]
+    except FileNotFoundError:
+        return "gone"
+
+
 def test_an_idle_worker_exits_and_the_next_map_starts_another():
     short = MapWorker(idle_seconds=1)
     try:
         short.make(clusters(), MapSettings(perplexity=10, iterations=50))
         first = short.child_pid
         time.sleep(3)
+        assert process_state(first) == "gone", "an idle-exited worker is left defunct"   # before poll() reaps
         assert short.child_pid is None
         short.make(clusters(), MapSettings(perplexity=10, iterations=50))
         assert short.child_pid not in (None, first)

@@ -1,0 +1,52 @@
+"""CSV exports (issue 22 item 4, issue 21 "Exports"): labels a spreadsheet would run as formulas
+are neutralised with a leading apostrophe (OWASP), numbers stay numbers, files are named after
+figure and table. Checked by reading the CSV back with the csv module, as a spreadsheet would."""
+from __future__ import annotations
+
+import csv
+import io
+
+import numpy as np
+from helpers import open_page
+
+from ui.render import csv_text, spreadsheet_safe
+
+HOSTILE = ['=HYPERLINK("http://127.0.0.1:9/x","click")', "+1+1", "@SUM(1+1)", "=1+1", "-2+3",
+           "\tx", "\rx", "plain", "a=b"]
+
+
+def test_every_formula_start_is_neutralised():
+    for text in HOSTILE:
+        safe = spreadsheet_safe(text)
+        assert safe == (text if text in ("plain", "a=b") else "'" + text)
+        assert not safe.startswith(("=", "+", "-", "@", "\t", "\r"))
+
+
+def test_csv_read_back_has_safe_labels_and_numeric_numbers():
+    n = len(HOSTILE)
+    matrix = np.linspace(-1.5, 2.25, n * n, dtype=np.float32).reshape(n, n)
+    rows = list(csv.reader(io.StringIO(csv_text(matrix, HOSTILE, HOSTILE), newline="")))
+    header, body = rows[0], rows[1:]
+    assert header[0] == "row" and len(body) == n
+    labels = header[1:] + [row[0] for row in body]
+    for label in labels:
+        assert not label.startswith(("=", "+", "-", "@", "\t", "\r")), label
+    assert "'=HYPERLINK(\"http://127.0.0.1:9/x\",\"click\")" in labels and "'-2+3" in labels and "plain" in labels
+    numbers = np.array([[float(cell) for cell in row[1:]] for row in body], dtype=np.float32)
+    np.testing.assert_array_equal(numbers, matrix)     # full precision: float32 round-trips exactly
+    negative = [cell for row in body for cell in row[1:] if float(cell) < 0]
+    assert negative and all(cell.startswith("-") for cell in negative)   # -1.5 stays a number, not '-1.5
+
+
+def test_numbers_are_unquoted_and_labels_quoted_in_the_raw_text():
+    """A spreadsheet reads an unquoted cell as a number; a quoted CR stays inside its cell."""
+    raw = csv_text(np.array([[-1.5, 2.0]], dtype=np.float32), ["-2+3"], ["=a", "b\rc"])
+    assert raw.splitlines()[0] == '"row","\'=a","b'       # the CR is inside the quoted header cell
+    assert raw.endswith('"\'-2+3",-1.5,2.0\n')
+
+
+def test_lookup_csv_is_named_after_figure_and_table():
+    at = open_page("lookup", table="seed004")
+    buttons = at.get("download_button")
+    names = [button.proto.label for button in buttons]
+    assert "⬇ x-lookup-seed004.csv" in names and "⬇ s-one-hot-seed004.csv" in names, names
