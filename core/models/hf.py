@@ -15,6 +15,7 @@ import re
 import struct
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 from core.limits import (
     HUB_CONNECT_TIMEOUT_S,
@@ -155,24 +156,75 @@ def require_hub_network(timeout: float = HUB_CONNECT_TIMEOUT_S) -> None:
 
     if constants.HF_HUB_OFFLINE:
         raise ValueError(f"this server is offline (HF_HUB_OFFLINE). Choose {OFFLINE_CHOICES}.")
-    host = urlparse(constants.ENDPOINT).hostname or ""
+    endpoint = urlparse(constants.ENDPOINT)   # HF_ENDPOINT: a mirror, or the tests' hub on loopback
+    port = endpoint.port or (80 if endpoint.scheme == "http" else 443)
     try:
-        socket.create_connection((host, 443), timeout=timeout).close()
+        socket.create_connection((endpoint.hostname or "", port), timeout=timeout).close()
     except OSError:
         raise ValueError(f"no network here: the Hugging Face hub cannot be reached. Choose {OFFLINE_CHOICES}.") from None
 
 
-def fetch_hub_model(model_id: str, settings: OperatorSettings) -> Path:
-    """Check the size, then download config, tokenizer and safetensors weights only."""
+def _byte_counter(bars: list):
+    """A tqdm class for snapshot_download's bars that draws into a string (nothing on the
+    console or the page) and collects its "Downloading bytes" bar into `bars` to be read."""
+    import io
+
+    from tqdm import tqdm
+
+    class ByteCounter(tqdm):
+        def __init__(self, *args, **kwargs):
+            kwargs.pop("name", None)
+            kwargs.update(file=io.StringIO(), disable=False)
+            super().__init__(*args, **kwargs)
+            if kwargs.get("unit") == "B" and str(kwargs.get("desc", "")).startswith("Downloading"):
+                bars.append(self)
+
+    return ByteCounter
+
+
+def download_with_progress(model_id: str, expected_bytes: int, report: Callable[[str], None],
+                           **download_options) -> Path:
+    """snapshot_download of config, tokenizer and safetensors files, in a worker thread, while
+    this thread reports every tenth of the expected bytes: `report` is always called from the
+    caller's thread (a Streamlit page can draw from it). Raises ValueError."""
+    import threading
+
     from huggingface_hub import snapshot_download
 
+    bars, outcome = [], {}
+
+    def download():
+        try:
+            outcome["path"] = snapshot_download(model_id, allow_patterns=_MODEL_FILES, etag_timeout=HUB_METADATA_TIMEOUT_S,
+                                                tqdm_class=_byte_counter(bars), **download_options)
+        except BaseException as error:   # handed to the caller's thread below
+            outcome["error"] = error
+
+    worker = threading.Thread(target=download, name=f"download {model_id}", daemon=True)
+    worker.start()
+    told = 0
+    while worker.is_alive():
+        worker.join(0.5)
+        received = int(bars[0].n) if bars else 0
+        tenth = min(10, 10 * received // max(expected_bytes, 1))
+        if tenth > told and worker.is_alive():
+            told = tenth
+            report(f"Downloaded {megabytes(received)} of {megabytes(expected_bytes)}…")
+    if "error" in outcome:
+        LOG.warning("download of %s: %r", model_id, outcome["error"])
+        raise ValueError(f"{model_id!r} could not be downloaded from the Hugging Face hub "
+                         "(the connection failed or was cut): try again") from None
+    return Path(outcome["path"])
+
+
+def fetch_hub_model(model_id: str, settings: OperatorSettings,
+                    report: Callable[[str], None] = lambda _: None, **download_options) -> Path:
+    """Check the size, then download config, tokenizer and safetensors weights only."""
     require_hub_network()
-    check_size(hub_size(model_id), settings, repr(model_id))
-    try:
-        return Path(snapshot_download(model_id, allow_patterns=_MODEL_FILES, etag_timeout=HUB_METADATA_TIMEOUT_S))
-    except Exception as error:
-        LOG.warning("download of %s: %r", model_id, error)
-        raise ValueError(f"{model_id!r} could not be downloaded from the Hugging Face hub") from None
+    size = hub_size(model_id)
+    check_size(size, settings, repr(model_id))
+    report(f"Downloading {megabytes(size.bytes)} of safetensors weights from the Hugging Face hub…")
+    return download_with_progress(model_id, size.bytes, report, **download_options)
 
 
 def local_model_folder(source: ModelSource, settings: OperatorSettings) -> Path:

@@ -32,17 +32,18 @@ PUBLIC = OperatorSettings()
 LOCAL = OperatorSettings(local_folders=True)
 
 
-def test_settings_come_from_the_environment(monkeypatch):
-    assert operator_settings() == OperatorSettings()
+def test_settings_come_from_the_environment(monkeypatch, tmp_path):
+    assert operator_settings(tmp_path) == OperatorSettings()
     assert not PUBLIC.local_folders and PUBLIC.hub and PUBLIC.max_model_params == 500_000_000
     monkeypatch.setenv("EMBEDDING_LENS_LOCAL_FOLDERS", "1")
     monkeypatch.setenv("EMBEDDING_LENS_HUB", "off")
     monkeypatch.setenv("EMBEDDING_LENS_MAX_MODEL_PARAMS", "200_000_000")
     monkeypatch.setenv("EMBEDDING_LENS_MODEL_MEMORY_MB", "800")
-    assert operator_settings() == OperatorSettings(True, False, 200_000_000, 800 * MIB)
+    assert operator_settings(tmp_path) == OperatorSettings(True, False, 200_000_000, 800 * MIB)
     monkeypatch.setenv("EMBEDDING_LENS_MAX_MODEL_PARAMS", "lots")      # unreadable: the default
     monkeypatch.setenv("EMBEDDING_LENS_LOCAL_FOLDERS", "maybe")
-    assert operator_settings().max_model_params == 500_000_000 and not operator_settings().local_folders
+    assert operator_settings(tmp_path).max_model_params == 500_000_000
+    assert not operator_settings(tmp_path).local_folders
 
 
 @pytest.mark.parametrize("raw", ["/etc", "/nonexistent", "~/.cache/embedding-lens/smollm2-v2", "./models",
