@@ -99,8 +99,14 @@ def safetensors_size(files: list[Path]) -> WeightsSize:
             for dim in entry["shape"]:
                 count *= int(dim)
             parameters += count
-            n_bytes += count * _DTYPE_BYTES.get(str(entry.get("dtype")), 4)
+            n_bytes += count * _loaded_bytes(str(entry.get("dtype")))
     return WeightsSize(parameters, n_bytes)
+
+
+def _loaded_bytes(dtype: str) -> int:
+    """Bytes a parameter of this safetensors dtype takes once loaded: bf16 becomes float32
+    (numpy, which every page reads the weights with, has no bfloat16)."""
+    return 4 if dtype == "BF16" else _DTYPE_BYTES.get(dtype, 4)
 
 
 def check_size(size: WeightsSize, settings: OperatorSettings, label: str) -> None:
@@ -142,9 +148,12 @@ def hub_size(model_id: str) -> WeightsSize:
     if not files:
         raise ValueError(f"{model_id!r} publishes no .safetensors weights (pickled weights are never loaded here)")
     n_bytes = sum(int(s.size or 0) for s in files)
-    total = getattr(getattr(info, "safetensors", None), "total", None)
+    counts = getattr(getattr(info, "safetensors", None), "parameters", None) or {}
+    if counts:   # the hub's count per dtype: bytes as loaded (bf16 becomes float32)
+        loaded = sum(int(count) * _loaded_bytes(str(dtype)) for dtype, count in counts.items())
+        return WeightsSize(sum(int(count) for count in counts.values()), max(loaded, n_bytes))
     # without the hub's count, every parameter is assumed as small as 2 bytes: an upper bound
-    return WeightsSize(int(total) if total else n_bytes // 2, n_bytes)
+    return WeightsSize(n_bytes // 2, n_bytes)
 
 
 def require_hub_network(timeout: float = HUB_CONNECT_TIMEOUT_S) -> None:
@@ -256,6 +265,7 @@ def load_failure(error: BaseException) -> str:
 
 def load_transformer(folder: Path, label: str):
     """(model, tokenizer) from a checked folder: safetensors only, no remote code. Raises ValueError."""
+    import torch
     from transformers import AutoConfig, AutoModel, AutoModelForCausalLM, AutoTokenizer
 
     try:
@@ -265,6 +275,8 @@ def load_transformer(folder: Path, label: str):
         tokenizer = AutoTokenizer.from_pretrained(folder, local_files_only=True)
         model = auto.from_pretrained(folder, local_files_only=True, use_safetensors=True,
                                      attn_implementation="eager")
+        if any(p.dtype == torch.bfloat16 for p in model.parameters()):
+            model = model.float()   # numpy has no bfloat16; float16 could overflow bf16's range
     except Exception as error:   # transformers raises many kinds; each becomes a message below
         LOG.warning("loading %s from %s failed", label, folder, exc_info=True)
         raise ValueError(f"{label} could not be loaded: {load_failure(error)}") from None
