@@ -93,7 +93,6 @@ def test_every_page_on_every_built_in_table(cloud, page, table):
     for name in PAGES:
         page.goto(f"{cloud.url}/{name}?table={table}")
         wait_until_idle(page, 0, timeout=240)
-        page.wait_for_load_state("networkidle")
         no_error_shown(page, f"{table} {name or 'home'}")
     page.screenshot(path=str(SCREENSHOTS / f"cloud-{table}-training.png"))
     FIGURES[f"walk_{table}_s"] = round(time.monotonic() - started, 1)
@@ -105,7 +104,7 @@ def load_by_id(page, cloud, model_id: str) -> str:
     page.goto(f"{cloud.url}/lookup?table=seed004")
     wait_until_idle(page, 0)
     page.get_by_text("Load a model or your own table").click()
-    page.get_by_label("Hugging Face model id").fill(model_id)
+    page.get_by_role("textbox", name="Hugging Face model id").fill(model_id)
     page.get_by_role("button", name="Load model").click()      # typed and clicked, no Enter
     wait_until_idle(page, 0, timeout=120)
     no_error_shown(page, model_id)
