@@ -42,6 +42,9 @@ def online(hub, monkeypatch, tmp_path):
     monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)
     monkeypatch.setattr(constants, "HF_HUB_CACHE", str(tmp_path / "hub"))
     monkeypatch.setenv("EMBEDDING_LENS_CACHE", str(tmp_path / "lens"))
+    monkeypatch.setenv("EMBEDDING_LENS_CGROUP_ROOT", str(tmp_path / "no-cgroup"))  # the default bounds
+    for name in ("EMBEDDING_LENS_MODEL_MEMORY_MB", "EMBEDDING_LENS_MAX_MODEL_PARAMS"):
+        monkeypatch.delenv(name, raising=False)
     hub.hub.downloads.clear()
     hub.hub.cut.clear()
     return tmp_path
