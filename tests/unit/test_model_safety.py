@@ -32,17 +32,18 @@ PUBLIC = OperatorSettings()
 LOCAL = OperatorSettings(local_folders=True)
 
 
-def test_settings_come_from_the_environment(monkeypatch):
-    assert operator_settings() == OperatorSettings()
+def test_settings_come_from_the_environment(monkeypatch, tmp_path):
+    assert operator_settings(tmp_path) == OperatorSettings()
     assert not PUBLIC.local_folders and PUBLIC.hub and PUBLIC.max_model_params == 500_000_000
     monkeypatch.setenv("EMBEDDING_LENS_LOCAL_FOLDERS", "1")
     monkeypatch.setenv("EMBEDDING_LENS_HUB", "off")
     monkeypatch.setenv("EMBEDDING_LENS_MAX_MODEL_PARAMS", "200_000_000")
     monkeypatch.setenv("EMBEDDING_LENS_MODEL_MEMORY_MB", "800")
-    assert operator_settings() == OperatorSettings(True, False, 200_000_000, 800 * MIB)
+    assert operator_settings(tmp_path) == OperatorSettings(True, False, 200_000_000, 800 * MIB)
     monkeypatch.setenv("EMBEDDING_LENS_MAX_MODEL_PARAMS", "lots")      # unreadable: the default
     monkeypatch.setenv("EMBEDDING_LENS_LOCAL_FOLDERS", "maybe")
-    assert operator_settings().max_model_params == 500_000_000 and not operator_settings().local_folders
+    assert operator_settings(tmp_path).max_model_params == 500_000_000
+    assert not operator_settings(tmp_path).local_folders
 
 
 @pytest.mark.parametrize("raw", ["/etc", "/nonexistent", "~/.cache/embedding-lens/smollm2-v2", "./models",
@@ -97,7 +98,8 @@ def test_model_size_is_read_from_headers_and_refused_before_loading(tmp_path, mo
     (tmp_path / "config.json").write_text(json.dumps({"model_type": "bert"}))
     fake_safetensors(tmp_path / "model.safetensors", {"emb": [250_000, 4096], "out": [4096, 4096]}, "BF16")
     size = folder_size(tmp_path)
-    assert size.parameters == 250_000 * 4096 + 4096 * 4096 and size.bytes == 2 * size.parameters
+    # bf16 is loaded as float32 (numpy has no bfloat16): 4 bytes a parameter in memory
+    assert size.parameters == 250_000 * 4096 + 4096 * 4096 and size.bytes == 4 * size.parameters
 
     def never(*_, **__):
         pytest.fail("weights were loaded")
@@ -105,7 +107,7 @@ def test_model_size_is_read_from_headers_and_refused_before_loading(tmp_path, mo
     monkeypatch.setattr("core.models.hf.load_transformer", never)
     with pytest.raises(ValueError, match="1,041 million parameters: this server loads models of at most 500"):
         load_model(str(tmp_path), settings=LOCAL)
-    with pytest.raises(ValueError, match="needs 1,985 MB of memory"):
+    with pytest.raises(ValueError, match="needs 3,970 MB of memory"):
         load_model(str(tmp_path), settings=OperatorSettings(local_folders=True, max_model_params=2 * 10**9))
 
 

@@ -183,4 +183,6 @@ def test_pca_and_id_gap_of_a_float16_table_equal_its_float32_copy(smollm2):
     ours, reference = pca(half, 3), pca(full, 3)
     np.testing.assert_allclose(ours.components, reference.components, atol=2e-5)  # float32 sums, other order
     np.testing.assert_allclose(ours.coords, reference.coords, atol=1e-4)
-    assert id_gap_correlation(half) == pytest.approx(id_gap_correlation(full), abs=1e-9)
+    # id_gap_correlation sums float32 products (the float16 table is converted block by block): the
+    # two runs agree at float32 precision, relative ~1e-6, not at an absolute 1e-9.
+    assert id_gap_correlation(half) == pytest.approx(id_gap_correlation(full), rel=1e-6)
