@@ -167,3 +167,35 @@ def test_progress_is_readable_while_running():
     gates.release("k")
     assert job.wait(5) and job.progress == (0.5, "k step 1")
     assert queue.snapshot() == {"running": [], "queued": []}
+
+
+def test_a_visitor_asking_again_and_again_cannot_push_back_anothers_job():
+    """Three sessions: one job running; a pest asks for a new map 200 times from its own thread
+    while a teacher's map waits. The teacher's place never grows, and its map starts next."""
+    gates, queue = Gates(), JobQueue(limit=1)
+    queue.submit("student", "running", gates.work("running"))
+    queue.submit("pest", "pest 0", gates.work("pest 0"))
+    teacher = queue.submit("teacher", "teacher's map", gates.work("teacher's map"))
+    places = [queue.place(teacher)]
+    assert places == [2]
+
+    def pester():
+        for i in range(1, 201):
+            try:
+                queue.submit("pest", f"pest {i}", gates.work(f"pest {i}"))
+            except BusyError:              # its own job started: it may not ask for another
+                pass
+            places.append(queue.place(teacher))
+    thread = threading.Thread(target=pester)
+    thread.start()
+    thread.join(10)
+    assert max(places[1:]) <= 1                   # the pest went behind the teacher on its first re-ask
+    gates.release("running")
+    until(lambda: len(gates.started) == 2)
+    assert gates.started == ["running", "teacher's map"]
+    assert queue.snapshot()["queued"] == [""]     # one pest job left in line, the last it asked for
+    gates.release("teacher's map")
+    gates.release("pest 200")
+    assert teacher.wait(5)
+    until(lambda: "pest 200" in gates.started)
+    assert [name for name in gates.started if name.startswith("pest")] == ["pest 200"]
