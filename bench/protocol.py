@@ -67,6 +67,7 @@ class Session:
         self.query_string = ""
         self.page_hash = ""
         self.session_id = ""
+        self.texts: list[str] = []                 # alerts, spinners and progress shown by the last run
 
     async def connect(self) -> None:
         self.socket = await websockets.connect(self.url, subprotocols=["streamlit"], max_size=None,
@@ -108,6 +109,7 @@ class Session:
 
     async def _run(self, message: BackMsg, name: str) -> StepResult:
         start = time.perf_counter()
+        self.texts = []
         await self.socket.send(message.SerializeToString())
         errors: list[str] = []
         runs = 0
@@ -158,9 +160,15 @@ class Session:
 
     def _read_delta(self, delta, errors: list[str]) -> str | None:
         """Remember widgets; collect errors. Returns the text an alert or progress bar shows."""
-        if delta.WhichOneof("type") != "new_element":
+        kind_of_delta = delta.WhichOneof("type")
+        if kind_of_delta == "new_transient":         # spinners: shown while their block runs
+            texts = [self._read_element(delta, element, errors) for element in delta.new_transient.elements]
+            return next((text for text in texts if text is not None), None)
+        if kind_of_delta != "new_element":
             return None
-        element = delta.new_element
+        return self._read_element(delta, delta.new_element, errors)
+
+    def _read_element(self, delta, element, errors: list[str]) -> str | None:
         kind = element.WhichOneof("type")
         proto = getattr(element, kind)
         if kind == "exception":
@@ -168,7 +176,9 @@ class Session:
             return None
         if kind == "alert" and proto.format == ERROR_ALERT:
             errors.append(f"error box: {proto.body[:200]}")
-        if kind in ("alert", "progress", "markdown"):
+        if kind in ("alert", "progress", "spinner"):
+            self.texts.append(_element_text(kind, proto))
+        if kind in ("alert", "progress", "markdown", "spinner"):
             return _element_text(kind, proto)
         widget_id = getattr(proto, "id", "") if hasattr(proto, "id") else ""
         if widget_id.startswith("$$ID-"):
