@@ -27,6 +27,8 @@ import random
 import statistics
 import sys
 import time
+
+import websockets
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -64,7 +66,7 @@ async def student(url: str, steps: tuple[Step, ...], delay: float, think: float,
                 break
         finished.set()
         await done.wait()
-    except (OSError, asyncio.TimeoutError) as error:
+    except (OSError, asyncio.TimeoutError, websockets.WebSocketException) as error:
         results.append(StepResult("connect", 0.0, 0, [f"could not connect: {error}"]))
     finally:
         finished.set()
@@ -81,25 +83,25 @@ async def sample_memory(pid: int, peak: list[float], stop: asyncio.Event) -> Non
         await asyncio.sleep(0.5)
 
 
-async def scenario(url: str, pid: int, sessions: int, steps: tuple[Step, ...], arrive: float,
+async def scenario(url: str, pid: int | None, sessions: int, steps: tuple[Step, ...], arrive: float,
                    think: float, seed: int, timeout: float) -> dict:
     rng = random.Random(seed)
     delays = sorted(rng.uniform(0, arrive) for _ in range(sessions)) if sessions > 1 else [0.0]
-    rss_before = server_stats.rss_mb(pid)
-    cpu_before = server_stats.cpu_seconds(pid)
+    rss_before = server_stats.rss_mb(pid) if pid else 0.0
+    cpu_before = server_stats.cpu_seconds(pid) if pid else 0.0
     start = time.perf_counter()
     done, stop = asyncio.Event(), asyncio.Event()
     peak = [rss_before]
-    sampler = asyncio.create_task(sample_memory(pid, peak, stop))
+    sampler = asyncio.create_task(sample_memory(pid, peak, stop) if pid else asyncio.sleep(0))
     finished = [asyncio.Event() for _ in delays]
     tasks = [asyncio.create_task(student(url, steps, delay, think, random.Random(seed * 1000 + i), finished[i],
                                          done, timeout)) for i, delay in enumerate(delays)]
     for event in finished:              # everyone through the round: measure with every session connected
         await event.wait()
     wall = time.perf_counter() - start
-    cpu = server_stats.cpu_seconds(pid) - cpu_before
-    rss_connected = server_stats.rss_mb(pid)
-    family_rss = server_stats.family_rss_mb(pid)
+    cpu = server_stats.cpu_seconds(pid) - cpu_before if pid else 0.0      # no pid: a server elsewhere
+    rss_connected = server_stats.rss_mb(pid) if pid else 0.0
+    family_rss = server_stats.family_rss_mb(pid) if pid else 0.0
     done.set()
     results = [result for task in await asyncio.gather(*tasks) for result in task]
     stop.set()

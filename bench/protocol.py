@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import re
 import time
+import urllib.request
 from dataclasses import dataclass, field
 
 import websockets
@@ -58,9 +59,11 @@ def _element_text(kind: str, element) -> str:
 class Session:
     """One browser tab's worth of protocol: `open` a page, `set` a widget by its key."""
 
-    def __init__(self, url: str, timeout: float = 300.0):
-        self.url = url.rstrip("/").replace("http://", "ws://").replace("https://", "wss://") + "/_stcore/stream"
+    def __init__(self, url: str, timeout: float = 300.0, cookie: str | None = None):
+        self.base = url.rstrip("/")
+        self.url = self.base.replace("http://", "ws://").replace("https://", "wss://") + "/_stcore/stream"
         self.timeout = timeout
+        self.cookie = cookie        # None: fetched from the page, as a browser does before the websocket
         self.socket = None
         self.widgets: dict[str, Widget] = {}       # user key -> widget, as last drawn
         self.pages: dict[str, str] = {}            # url path ("" = home) -> page_script_hash
@@ -70,12 +73,21 @@ class Session:
         self.texts: list[str] = []                 # alerts, spinners and progress shown by the last run
 
     async def connect(self) -> None:
+        """Load the page's HTML first, keeping its cookies (a load balancer's affinity cookie,
+        Streamlit's XSRF cookie), then open the websocket with them, as a browser does."""
+        if self.cookie is None:
+            self.cookie = await asyncio.to_thread(_page_cookies, self.base + "/", self.timeout)
+        headers = {"Cookie": self.cookie} if self.cookie else None
         self.socket = await websockets.connect(self.url, subprotocols=["streamlit"], max_size=None,
-                                               open_timeout=self.timeout, ping_interval=None)
+                                               open_timeout=self.timeout, ping_interval=None,
+                                               additional_headers=headers)
 
     async def close(self) -> None:
         if self.socket is not None:
-            await self.socket.close()
+            try:
+                await self.socket.close()
+            except websockets.ConnectionClosed:     # the server went first (a replica stopped)
+                pass
             self.socket = None
 
     async def open(self, page: str, query: str = "", name: str | None = None) -> StepResult:
@@ -83,6 +95,7 @@ class Session:
         message = BackMsg()
         state = message.rerun_script
         state.query_string = query
+        self.query_string = query                  # the address bar: the server rewrites it if it differs
         state.page_name = page
         if page in self.pages:
             state.page_script_hash = self.pages[page]
@@ -110,7 +123,10 @@ class Session:
     async def _run(self, message: BackMsg, name: str) -> StepResult:
         start = time.perf_counter()
         self.texts = []
-        await self.socket.send(message.SerializeToString())
+        try:
+            await self.socket.send(message.SerializeToString())
+        except websockets.ConnectionClosed as closed:
+            return StepResult(name, time.perf_counter() - start, 0, [f"connection closed ({closed.rcvd.code if closed.rcvd else 'no code'})"])
         errors: list[str] = []
         runs = 0
         queue_since = None
@@ -127,7 +143,7 @@ class Session:
                 errors.append(f"no end of run within {self.timeout:.0f} s")
                 break
             except websockets.ConnectionClosed as closed:
-                errors.append(f"connection closed ({closed.code})")
+                errors.append(f"connection closed ({closed.rcvd.code if closed.rcvd else 'no code'})")
                 break
             forward = ForwardMsg()
             forward.ParseFromString(raw)
@@ -186,6 +202,14 @@ class Session:
             options = [str(option) for option in getattr(proto, "options", [])] if kind in ("radio", "selectbox") else []
             self.widgets[key] = Widget(widget_id, kind, options, delta.fragment_id)
         return None
+
+
+def _page_cookies(url: str, timeout: float) -> str:
+    """GET url; its Set-Cookie headers as one Cookie header value ("" when none)."""
+    with urllib.request.urlopen(url, timeout=timeout) as response:
+        response.read()
+        pairs = [header.split(";", 1)[0].strip() for header in response.headers.get_all("Set-Cookie") or []]
+    return "; ".join(pair for pair in pairs if "=" in pair)
 
 
 def _fill(entry, widget: Widget, value) -> None:
