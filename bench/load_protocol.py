@@ -9,8 +9,9 @@ seconds and memory — with clients that cost almost nothing, so 60 sessions fit
 own machine. `bench/load.py` drives headless Chromium and measures what only a browser shows
 (figures drawn, the page's own JavaScript), but its browsers take most of the machine's CPU.
 
-Each scenario starts a fresh server (a class arrives at a server that has just started, unless
---url names one), lets N students arrive at random within --arrive seconds, each doing the
+Each scenario starts a fresh server (unless --url names one); a teacher opens the app first and
+waits until its warm-up (EMBEDDING_LENS_WARM, ui/warm.py) has finished (--cold: no teacher, the
+class meets the fresh server); then N students arrive at random within --arrive seconds, each doing the
 round of bench/rounds.py with --think seconds (±50 %) between steps, one session each, and keeps
 every session connected until the last student is done. Latency of a step: from sending the
 change to the end of the run it caused. Reports per step p50/p95/max and errors, the server's
@@ -74,6 +75,24 @@ async def student(url: str, steps: tuple[Step, ...], delay: float, think: float,
     return results
 
 
+async def teacher_opens(url: str, timeout: float = 900.0) -> float:
+    """The teacher opens the app before sharing the link: its first run starts the server's
+    warm-up (ui/warm.py); wait until no page says it is still warming up. Returns the seconds."""
+    start = time.perf_counter()
+    session = Session(url, timeout=timeout)
+    await session.connect()
+    try:
+        while True:
+            await session.open("", "")
+            if not any("still warming up" in text for text in session.texts):
+                return time.perf_counter() - start
+            if time.perf_counter() - start > timeout:
+                raise RuntimeError(f"the server was still warming up after {timeout:.0f} s")
+            await asyncio.sleep(2.0)
+    finally:
+        await session.close()
+
+
 async def sample_memory(pid: int, peak: list[float], stop: asyncio.Event) -> None:
     while not stop.is_set():
         try:
@@ -112,11 +131,12 @@ async def scenario(url: str, pid: int | None, sessions: int, steps: tuple[Step, 
 def summarise(sessions, steps, results, wall, cpu, rss_before, rss_peak, rss_connected, family_rss) -> dict:
     by_step = {}
     for step in steps:
-        own = [r for r in results if r.name == step.name]
+        own = [r for r in results if r.name == step.name and not r.skipped]
         times = [r.seconds for r in own if not r.errors]
         waits = [r.queue_seconds for r in own if r.queue_seconds is not None]
         by_step[step.name] = {
             "kind": step.kind, "count": len(own), "errors": sum(1 for r in own if r.errors),
+            "skipped": sum(1 for r in results if r.name == step.name and r.skipped),
             "p50": statistics.median(times) if times else None,
             "p95": percentile(times, 0.95) if times else None,
             "max": max(times) if times else None,
@@ -137,7 +157,17 @@ def summarise(sessions, steps, results, wall, cpu, rss_before, rss_peak, rss_con
         "light_p95": percentile(light, 0.95) if light else None,
         "steps": by_step, "errors": errors,
         "complete_rounds": sum(1 for r in results if r.name == steps[-1].name and not r.errors),
+        "heavy_jobs": _heavy_jobs(results, steps),
     }
+
+
+def _heavy_jobs(results, steps) -> dict:
+    """Heavy steps: how many waited in line, and the wait apart from the whole step."""
+    heavy = [r for r in results if _kind(steps, r.name) == "heavy" and not r.skipped and not r.errors]
+    waits = [r.queue_seconds for r in heavy if r.queue_seconds is not None]
+    return {"asked": len(heavy), "waited_in_line": len(waits),
+            "wait_p50": statistics.median(waits) if waits else None, "wait_max": max(waits) if waits else None,
+            "compute_p50": statistics.median([r.seconds - (r.queue_seconds or 0) for r in heavy]) if heavy else None}
 
 
 def _kind(steps, name) -> str:
@@ -171,8 +201,17 @@ def report(runs: list[dict], note: str) -> str:
                 cell += f" (queue {seconds(step['queue_p50'])} / {seconds(step['queue_max'])})"
             if step["errors"]:
                 cell += f" · {step['errors']} err"
+            if step["skipped"]:
+                cell += f" · {step['skipped']} found it made"
             cells.append(cell)
         lines.append(f"| {name} | {first['kind']} | " + " | ".join(cells) + " |")
+    for run in runs:
+        jobs = run["heavy_jobs"]
+        if jobs["asked"]:
+            lines.append(f"- {run['sessions']} sessions: {jobs['asked']} heavy steps waited for a job, "
+                         f"{jobs['waited_in_line']} of them with a place in the queue shown (queue wait p50 "
+                         f"{seconds(jobs['wait_p50'])} s, max {seconds(jobs['wait_max'])} s); the rest of the "
+                         f"step (compute, or waiting for a shared job already running) p50 {seconds(jobs['compute_p50'])} s")
     for run in runs:
         for error in run["errors"][:10]:
             lines.append(f"- {run['sessions']} sessions: {error}")
@@ -218,7 +257,9 @@ async def run_all(args) -> list[dict]:
             server = start(port, {})
             url, pid = f"http://127.0.0.1:{port}", server.pid
         try:
+            warm_seconds = None if args.cold else await teacher_opens(url)
             result = await scenario(url, pid, sessions, steps, args.arrive, args.think, args.seed, args.timeout)
+            result["warm_up_s"] = warm_seconds
         finally:
             if server is not None:
                 stop_server(server)
@@ -235,6 +276,9 @@ def parse_args(argv=None):
     parser.add_argument("--think", type=float, default=5.0, help="seconds between a student's steps (±50 %%)")
     parser.add_argument("--timeout", type=float, default=600.0, help="seconds a step may take before it counts as an error")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--cold", action="store_true",
+                        help="the class arrives at once on a fresh server (default: a teacher opened the app first "
+                             "and the warm-up of EMBEDDING_LENS_WARM finished)")
     parser.add_argument("--quick", action="store_true", help="2 sessions, toy tables, short think and arrival")
     parser.add_argument("--url", help="a running server instead of a fresh one per scenario")
     parser.add_argument("--pid", type=int, help="with --url: the server's process id (for CPU and memory)")

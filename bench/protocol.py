@@ -39,6 +39,7 @@ class StepResult:
     runs: int                            # script runs seen (st.rerun makes two)
     errors: list[str] = field(default_factory=list)
     queue_seconds: float | None = None   # time spent with a place in line shown (heavy jobs)
+    skipped: bool = False                # nothing to do (a shared map already made: shown at once)
 
 
 @dataclass
