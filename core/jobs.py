@@ -101,7 +101,8 @@ class JobQueue:
             current = self._of_session.get(session)
             if current is not None and current.key != key and current.state in (QUEUED, RUNNING):
                 if current.state == RUNNING:
-                    raise BusyError(f"Your {current.label or 'previous job'} is still being made: "
+                    what = current.label or "the heavy job"
+                    raise BusyError(f"{what[:1].upper()}{what[1:]} you asked for is still being made: "
                                     "it finishes first, then ask again.")
                 self._withdraw(session, current)
             job = self._by_key.get(key)

@@ -53,7 +53,7 @@ def session_id() -> str:
 def _status(place: int, job, label: str) -> tuple[float, str]:
     if place:
         ahead = "the next to start" if place == 1 else f"{place - 1} ahead of you"
-        return 0.0, f"You are number {place} in the queue for {label} ({ahead}; heavy jobs run one after another)."
+        return 0.0, f"You are number {place} in the queue for {label} ({ahead}): heavy jobs take turns on this server."
     fraction, what = job.progress
     return fraction, what or f"Making {label}…"
 

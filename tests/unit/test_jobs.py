@@ -91,10 +91,10 @@ def test_a_session_has_one_job_in_line_and_asking_again_sends_it_to_the_back():
 
 def test_a_second_job_while_the_first_runs_is_refused():
     gates, queue = Gates(), JobQueue(limit=1)
-    queue.submit("me", "first", gates.work("first"))
+    queue.submit("me", "first", gates.work("first"), label="the ranking of all heads")
     until(lambda: gates.started == ["first"])
-    with pytest.raises(BusyError, match="still being made"):
-        queue.submit("me", "second", gates.work("second"), label="ranking")
+    with pytest.raises(BusyError, match="^The ranking of all heads you asked for is still being made"):
+        queue.submit("me", "second", gates.work("second"), label="a map")
     assert queue.submit("me", "first", gates.work("first")).state == RUNNING   # the same one: fine
     gates.release("first")
 
