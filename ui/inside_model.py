@@ -13,7 +13,7 @@ from core.models.ablation import ablation_unavailable, head_importance
 from core.models.heads import HEAD_METRICS, head_summary, ranked_heads
 from core.models.lens import lens_unavailable
 from core.text import markdown_literal as md
-from ui import cached, render, state, tables
+from ui import cached, jobs, render, state, tables
 
 LOG = logging.getLogger("embedding_lens.models")
 
@@ -130,15 +130,16 @@ def show_importance(model, ids: tuple[int, ...]) -> None:
     rises = rankings.get(key)
     if rises is None and st.button(f"Rank all {model.layers * model.heads} heads (each switched off once)",
                                    key="models_rank_heads"):
-        progress = st.progress(0.0, text="Switching heads off, layer by layer…")
+        def rank(report):        # in the server's line of heavy jobs (ui/jobs): no drawing here
+            ranked = head_importance(model, list(ids), lambda done, total: report(
+                done / total, f"Switching heads off: layer {done} of {total}"))
+            rankings.put(key, ranked)
+            return ranked
         try:
-            rises = computed(lambda: head_importance(model, list(ids), lambda done, total: progress.progress(
-                done / total, text=f"layer {done} of {total}")))
+            rises = computed(lambda: jobs.run_heavy(("rank heads",) + key, rank, "the ranking of all heads",
+                                                    memory_bytes=jobs.RANK_HEADS_MEMORY_BYTES))
         finally:
-            progress.empty()
             cached.release_memory()        # the ranking's temporaries go back to the system
-        if rises is not None:
-            rankings.put(key, rises)
     if rises is None:
         return
     render.show_figure(head_grid(rises, "Rise of the text's loss when each head alone is off", "Δ loss",

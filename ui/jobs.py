@@ -1,0 +1,84 @@
+"""Heavy work on a page: the server-wide line of core/jobs.py, shown where it was asked for.
+
+A page calls `run_heavy(key, work, label)`; while the job waits, the page says "You are number N
+in the queue"; while it runs, its progress. The work runs in the line's own thread (never draws:
+it reports progress through its callback), so a rerun of the asking page does not lose its place:
+the next run that asks for the same key waits for the same job.
+"""
+from __future__ import annotations
+
+import time
+from typing import Any, Callable, Hashable
+
+import streamlit as st
+
+from core.jobs import BusyError, JobQueue, JobStopped, Report
+from core.limits import MIB
+from core.server_settings import class_settings
+
+POLL_SECONDS = 0.25        # how often a waiting page looks at its job
+REDRAW_SECONDS = 2.0       # an unchanged status is still redrawn this often, so a rerun can end the wait
+# Ranking every head of SmolLM2 (270 ablations in float32): four at once took the server +2.4 GB.
+RANK_HEADS_MEMORY_BYTES = 600 * MIB
+
+__all__ = ["BusyError", "RANK_HEADS_MEMORY_BYTES", "heavy_queue", "run_heavy", "session_id"]
+
+
+def _session_alive(session: str) -> bool:
+    """Whether a browser still holds this session (AppTest and bare runs have no runtime: yes)."""
+    from streamlit import runtime
+
+    if not runtime.exists():
+        return True
+    return runtime.get_instance().is_active_session(session)
+
+
+@st.cache_resource(show_spinner=False)
+def heavy_queue() -> JobQueue:
+    """The server's one line of heavy jobs (limit and memory from the operator's settings)."""
+    from core.models.pretrained import BUILTIN_MODELS, BUILTIN_TABLES
+
+    settings, _ = class_settings(tuple(BUILTIN_MODELS) + tuple(BUILTIN_TABLES))
+    return JobQueue(limit=settings.heavy_jobs, memory_limit_bytes=settings.heavy_memory_bytes,
+                    alive=_session_alive)
+
+
+def session_id() -> str:
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    context = get_script_run_ctx()
+    return context.session_id if context is not None else "no-session"
+
+
+def _status(place: int, job, label: str) -> tuple[float, str]:
+    if place:
+        ahead = "the next to start" if place == 1 else f"{place - 1} ahead of you"
+        return 0.0, f"You are number {place} in the queue for {label} ({ahead}): heavy jobs take turns on this server."
+    fraction, what = job.progress
+    return fraction, what or f"Making {label}…"
+
+
+def run_heavy(key: Hashable, work: Callable[[Report], Any], label: str, memory_bytes: int = 0) -> Any:
+    """work(report)'s result, made in the server-wide line (shared with anyone asking for `key`).
+
+    `label` names the job for the waiter ("the t-SNE map"). The job's own exceptions are
+    re-raised (ValueError: the caller shows it as a message); BusyError (a ValueError) when this
+    session's previous heavy job is still running. A job dropped because its session left ends
+    this run quietly (nobody is there to see it).
+    """
+    queue = heavy_queue()
+    job = queue.submit(session_id(), key, work, label, memory_bytes)
+    box = st.empty()
+    shown, drawn_at = None, 0.0
+    try:
+        while not job.wait(POLL_SECONDS):
+            status = _status(queue.place(job), job, label)
+            if status != shown or time.monotonic() - drawn_at > REDRAW_SECONDS:
+                box.progress(status[0], text=status[1])
+                shown, drawn_at = status, time.monotonic()
+    finally:
+        box.empty()
+    try:
+        return job.outcome()
+    except JobStopped:
+        st.stop()
