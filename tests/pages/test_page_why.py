@@ -1,0 +1,50 @@
+"""Why this prediction: direct logit attribution, activation patching and layer skipping on SmolLM2,
+from deep links, with the values the figures show checked against core's results."""
+from __future__ import annotations
+
+import numpy as np
+from helpers import assert_clean, figure, open_page, plotly_array, texts
+
+
+def titles(at) -> list[str]:
+    return [figure(at, i)["layout"]["title"]["text"] for i in range(len(at.get("plotly_chart")))]
+
+
+def test_attribution_of_the_top_guess_from_a_link():
+    from core.models.attribution import direct_attribution
+    from ui import cached
+
+    at = open_page("why", table="smollm2", text="The capital of France is")
+    assert_clean(at)
+    assert any("'ĠParis'" in t for t in titles(at))
+    model = cached.loaded_model("smollm2")
+    expected = direct_attribution(model, model.encode("The capital of France is"))
+    grid = plotly_array(figure(at, 1)["data"][0]["z"]).astype(float)          # (L, H + 1)
+    np.testing.assert_allclose(grid[:, :-1], expected.heads, rtol=1e-6)
+    np.testing.assert_allclose(grid[:, -1], expected.mlps, rtol=1e-6)
+    sums = {m.label: m.value for m in at.metric}
+    assert float(sums["Sum of all parts"]) == round(expected.total, 3)
+    assert any("frozen at this run's value" in t for t in texts(at.markdown))
+
+
+def test_a_chosen_token_minus_another_is_kept_in_the_url():
+    at = open_page("why", table="smollm2", text="The capital of France is", token="7042", versus="260")
+    assert_clean(at)
+    assert any("'ĠParis − Ġthe'" in t for t in titles(at))
+    assert at.query_params["token"] == "7042" and at.query_params["versus"] == "260"
+    at.text_input(key="why_text").set_value("The capital of Italy is").run()      # a new text: its own top guess
+    assert_clean(at)
+    assert at.selectbox(key="why_token").value == "top" and any("'ĠRome'" in t for t in titles(at))
+
+
+def test_tampered_links_and_models_without_a_next_token():
+    bad = open_page("why", table="smollm2", method="magic", token="99999999")
+    assert_clean(bad)
+    warnings = texts(bad.warning)
+    assert any("'magic' is not one of" in w for w in warnings)
+    assert any("99999999 is outside 0..49151" in w for w in warnings)
+    encoder = open_page("why", table="minilm")
+    assert_clean(encoder)
+    assert any("no output layer" in i for i in texts(encoder.info))
+    encoder.button(key="why_pick_smollm2").click().run()
+    assert encoder.session_state["keep_table"] == "smollm2"
