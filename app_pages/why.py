@@ -3,10 +3,11 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui import state, why, why_attribution
+from ui import state, why, why_attribution, why_patching
 
 METHODS = {
     "attribution": "Direct logit attribution",
+    "patching": "Activation patching",
 }
 
 st.title("🔍 Why this prediction")
@@ -16,3 +17,5 @@ method = state.kept_widget(st.radio, "Method", "why_method", "attribution", quer
                            horizontal=True)
 if method == "attribution":
     why_attribution.show_attribution(model)
+elif method == "patching":
+    why_patching.show_patching(model)

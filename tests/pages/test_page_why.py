@@ -48,3 +48,28 @@ def test_tampered_links_and_models_without_a_next_token():
     assert any("no output layer" in i for i in texts(encoder.info))
     encoder.button(key="why_pick_smollm2").click().run()
     assert encoder.session_state["keep_table"] == "smollm2"
+
+
+def test_patching_a_pair_from_a_link_shares_its_grid():
+    pair = dict(clean="The capital of France is", corrupt="The capital of Italy is")
+    at = open_page("why", table="smollm2", method="patching", **pair)
+    assert_clean(at)
+    at.button(key="why_patch_run").click().run()
+    assert_clean(at)
+    grid = figure(at, 0)
+    assert "'ĠParis' vs 'ĠRome'" in grid["layout"]["title"]["text"]
+    shown = plotly_array(grid["data"][0]["z"]).astype(float)
+    assert shown.shape == (30, 5)                         # core's grid is checked in tests/unit/test_patching.py
+    np.testing.assert_allclose(shown[:, :3], 0.0, atol=1e-4)           # the same tokens and past: nothing changes
+    assert abs(shown[0, 3] - 1.0) < 1e-4                               # France at layer 0: the clean run
+    again = open_page("why", table="smollm2", method="patching", pcolour="probability", **pair)   # shared
+    assert_clean(again)
+    assert "p(clean answer)" in figure(again, 0)["layout"]["title"]["text"]
+
+
+def test_patching_refuses_texts_of_different_lengths():
+    at = open_page("why", table="smollm2", method="patching", clean="The capital of France is",
+                   corrupt="The capital city of Italy is")
+    assert_clean(at)
+    assert any("the same number of tokens" in e for e in texts(at.error))
+    assert not at.get("plotly_chart")
