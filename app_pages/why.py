@@ -3,11 +3,12 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui import state, why, why_attribution, why_patching
+from ui import state, why, why_attribution, why_layers, why_patching
 
 METHODS = {
     "attribution": "Direct logit attribution",
     "patching": "Activation patching",
+    "skipping": "Layer skipping",
 }
 
 st.title("🔍 Why this prediction")
@@ -19,3 +20,5 @@ if method == "attribution":
     why_attribution.show_attribution(model)
 elif method == "patching":
     why_patching.show_patching(model)
+elif method == "skipping":
+    why_layers.show_skipping(model)

@@ -3,6 +3,7 @@ from deep links, with the values the figures show checked against core's results
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from helpers import assert_clean, figure, open_page, plotly_array, texts
 
 
@@ -73,3 +74,15 @@ def test_patching_refuses_texts_of_different_lengths():
     assert_clean(at)
     assert any("the same number of tokens" in e for e in texts(at.error))
     assert not at.get("plotly_chart")
+
+
+def test_layer_skipping_from_a_link():
+    at = open_page("why", table="smollm2", method="skipping", stext="The cat sat on the mat.", slayer="11")
+    assert_clean(at)
+    rises = plotly_array(figure(at, 0)["data"][0]["y"]).astype(float)
+    assert rises.shape == (30,) and rises[0] > 5                      # without layer 0 nothing works
+    loss = next(m for m in at.metric if m.label == "Loss with layer 11 skipped")
+    before, after = (float(v) for v in loss.value.split(" → "))
+    assert after - before == pytest.approx(rises[11], abs=2e-3)
+    assert "layer 11 skipped" in figure(at, 1)["layout"]["title"]["text"]
+    assert at.query_params["slayer"] == "11"
