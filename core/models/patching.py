@@ -108,19 +108,33 @@ def _final_norm(model: PretrainedModel):
     return copy.deepcopy(find_submodule(model.model, FINAL_NORMS)).float()
 
 
+def _answers(model: PretrainedModel, clean_in: LayerInputs, corrupt_in: LayerInputs,
+             answers: tuple[int, int] | None) -> tuple[int, int]:
+    """(clean answer, corrupted answer): given, or each text's own top next token."""
+    if answers is None:
+        answers = int(np.argmax(clean_in.last_logits)), int(np.argmax(corrupt_in.last_logits))
+    good, bad = (int(a) for a in answers)
+    for answer in (good, bad):
+        if not 0 <= answer < model.table.vocab_size:
+            raise ValueError(f"token id {answer} is outside 0..{model.table.vocab_size - 1}")
+    if good == bad:
+        raise ValueError(f"both texts' answer is {model.table.tokens[good]!r}: patching measures how much of the "
+                         "difference between two answers comes back, so the texts need different answers. "
+                         "Change the corrupted text.")
+    return good, bad
+
+
 def activation_patching(model: PretrainedModel, clean: list[int], corrupt: list[int],
-                        progress: Callable[[int, int], None] | None = None) -> Patching:
-    """Every (layer, position) cell patched once; the answers are each text's own top next token."""
+                        progress: Callable[[int, int], None] | None = None,
+                        answers: tuple[int, int] | None = None) -> Patching:
+    """Every (layer, position) cell patched once; the answers are (clean, corrupted) token ids,
+    by default each text's own top next token."""
     import torch
 
     check_pair(model, clean, corrupt)
     T = len(clean)
     clean_in, corrupt_in = layer_inputs(model, clean), layer_inputs(model, corrupt)
-    clean_answer, corrupt_answer = int(np.argmax(clean_in.last_logits)), int(np.argmax(corrupt_in.last_logits))
-    if clean_answer == corrupt_answer:
-        raise ValueError(f"both texts' top next token is {model.table.tokens[clean_answer]!r}: patching measures how "
-                         "much of the difference between two answers comes back, so the texts need different "
-                         "answers. Change the corrupted text.")
+    clean_answer, corrupt_answer = _answers(model, clean_in, corrupt_in, answers)
     cells = [(layer, (position,)) for layer in range(model.layers) for position in range(T)]
     normed = _patched(model, clean_in, corrupt_in, cells, progress)       # (2 + L·T, d)
     with torch.inference_mode():
@@ -133,3 +147,66 @@ def activation_patching(model: PretrainedModel, clean: list[int], corrupt: list[
     clean_probs = probs[2:].reshape(model.layers, T)
     clean_probs.flags.writeable = False
     return Patching(clean_answer, corrupt_answer, float(differences[0]), float(differences[1]), grid, clean_probs)
+
+
+def head_patching(model: PretrainedModel, clean: list[int], corrupt: list[int], layer: int,
+                  progress: Callable[[int, int], None] | None = None,
+                  answers: tuple[int, int] | None = None) -> Patching:
+    """One layer's heads: the clean run's output of head h (its slice of the output projection's
+    input) copied into the corrupted run at position t, for every (h, t) -> a Patching whose
+    grids are (H, T) instead of (L, T). Rows join the batch at that layer."""
+    import torch
+
+    from core.models.layerwise import OUTPUT_PROJECTIONS
+
+    check_pair(model, clean, corrupt)
+    if not 0 <= int(layer) < model.layers:
+        raise ValueError(f"layer {layer} is outside 0..{model.layers - 1}")
+    clean_in, corrupt_in = layer_inputs(model, clean), layer_inputs(model, corrupt)
+    clean_answer, corrupt_answer = _answers(model, clean_in, corrupt_in, answers)
+    T, heads = len(clean), model.heads
+    state = torch.stack([clean_in.embedded, corrupt_in.embedded])            # (2, T, d)
+    with torch.inference_mode():
+        for current in range(model.layers):
+            block = float32_layer(model, current)
+            if current == layer:
+                state = _patched_heads(block, find_submodule(block, OUTPUT_PROJECTIONS), state, clean_in, heads)
+            else:
+                state = _run_rows(block, state, clean_in)
+            if progress:
+                progress(current + 1, model.layers)
+        normed = _final_norm(model)(state[:, -1])                             # (2 + H·T, d)
+        vectors, bias = output_vectors(model, [clean_answer, corrupt_answer])
+        logits = normed @ vectors.T + (0 if bias is None else bias)           # (R, d) @ (d, 2) -> (R, 2)
+        probs = (logits[:, 0] - log_normaliser(model, normed)).exp().numpy()
+    differences = (logits[:, 0] - logits[:, 1]).numpy()
+    grid, clean_probs = differences[2:].reshape(heads, T), probs[2:].reshape(heads, T)
+    grid.flags.writeable = clean_probs.flags.writeable = False
+    return Patching(clean_answer, corrupt_answer, float(differences[0]), float(differences[1]), grid, clean_probs)
+
+
+def _patched_heads(block, projection, state, inputs: LayerInputs, heads: int):
+    """Rows 0 (clean) and 1 (corrupted) through one layer, plus H·T copies of row 1 whose row
+    h·T + t gets head h's clean output at position t -> (2 + H·T, T, d)."""
+    import torch
+
+    T = state.shape[1]
+    seen: dict = {}
+    handle = projection.register_forward_pre_hook(lambda m, args: seen.__setitem__("z", args[0][0]))
+    first = run_layer(block, state, inputs)                                   # rows 0 and 1; clean z kept
+    handle.remove()
+    clean_z = seen["z"]                                                       # (T, H·d_head)
+    d_head = clean_z.shape[1] // heads
+    masks = torch.zeros(heads * T, T, clean_z.shape[1], dtype=torch.bool)     # (H·T, T, H·d_head)
+    for head in range(heads):
+        for position in range(T):
+            masks[head * T + position, position, head * d_head:(head + 1) * d_head] = True
+    chunk: dict = {}
+    projection.register_forward_pre_hook(
+        lambda m, args: (torch.where(chunk["mask"], clean_z, args[0]),) + tuple(args[1:]))
+    outputs = [first]
+    for start in range(0, heads * T, ROWS_PER_CALL):
+        chunk["mask"] = masks[start:start + ROWS_PER_CALL]
+        rows = state[1:2].expand(len(chunk["mask"]), -1, -1)
+        outputs.append(run_layer(block, rows, inputs))
+    return torch.cat(outputs)

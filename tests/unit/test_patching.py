@@ -106,5 +106,44 @@ def test_smollm2_grid(smollm2):
     hooked = hooked_logits(smollm2, clean, corrupt, 12, (3,))
     difference = float(hooked[grid.clean_answer] - hooked[grid.corrupt_answer])
     assert grid.differences[12, 3] == pytest.approx(difference, abs=0.15)
-    with pytest.raises(ValueError, match="both texts' top next token"):
+    with pytest.raises(ValueError, match="both texts' answer is"):
         activation_patching(smollm2, clean, smollm2.encode("The capital of France was"))
+
+
+def head_hooked_logits(model, clean, corrupt, layer, head, position):
+    """The model's own pass over `corrupt`, head `head` of `layer` given its clean output at
+    `position` by a pre-hook on the output projection -> (V,) last-position logits."""
+    inner = blocks_of(model)[layer]
+    projection = inner.attn.c_proj if hasattr(inner, "attn") else inner.self_attn.o_proj
+    seen = {}
+    handle = projection.register_forward_pre_hook(lambda m, args: seen.__setitem__("z", args[0].clone()))
+    with torch.no_grad():
+        model.model(torch.tensor([clean]))
+    handle.remove()
+    d_head = seen["z"].shape[-1] // model.heads
+    part = slice(head * d_head, (head + 1) * d_head)
+
+    def swap(module, args):
+        z = args[0].clone()
+        z[:, position, part] = seen["z"][:, position, part]
+        return (z,) + tuple(args[1:])
+    handle = projection.register_forward_pre_hook(swap)
+    try:
+        with torch.no_grad():
+            return model.model(torch.tensor([corrupt])).logits[0, -1].float()
+    finally:
+        handle.remove()
+
+
+def test_gpt2_head_cells_equal_the_hook(tiny_gpt2):  # noqa: F811
+    from core.models.patching import head_patching
+
+    clean, corrupt = tiny_gpt2.encode("the river bank was muddy"), tiny_gpt2.encode("the money bank was closed")
+    grid = head_patching(tiny_gpt2, clean, corrupt, 0, answers=(100, 200))   # random weights: chosen answers
+    assert grid.differences.shape == (4, len(clean))
+    for head, position in [(0, 1), (2, 3), (3, 4)]:
+        logits = head_hooked_logits(tiny_gpt2, clean, corrupt, 0, head, position)
+        expected = float(logits[grid.clean_answer] - logits[grid.corrupt_answer])
+        assert grid.differences[head, position] == pytest.approx(expected, rel=1e-5, abs=1e-5)
+    # position 0 ("the") is the same token with the same (empty) past in both texts: nothing changes
+    np.testing.assert_allclose(grid.differences[:, 0], grid.corrupt_difference, rtol=1e-5, atol=1e-5)
