@@ -38,7 +38,8 @@ def show_patching(model) -> None:
         return
     result = _patching(model, clean, corrupt)
     if result is not None:
-        _show_grid(model, clean, corrupt, result)
+        colour = _show_grid(model, clean, corrupt, result)
+        _show_heads(model, clean, corrupt, result, colour)
 
 
 def _show_pair(model, clean, corrupt) -> None:
@@ -90,7 +91,7 @@ def _show_grid(model, clean, corrupt, result) -> None:
                                parse=state.parse_choice(COLOURS), options=list(COLOURS), format_func=COLOURS.get,
                                horizontal=True)
     values = result.recovered if colour == "recovered" else result.clean_probs        # (L, T)
-    columns = [f"{p}: {tokens[c]}" + ("" if c == k else f" / {tokens[k]}") for p, (c, k) in enumerate(zip(clean, corrupt))]
+    columns = _columns(model, clean, corrupt)
     layers = [f"L{layer}" for layer in range(model.layers)]
     title = (f"Clean stream patched in at (layer, position): {COLOURS[colour]} of {good!r}"
              + (f" vs {bad!r}" if colour == "recovered" else ""))
@@ -101,3 +102,43 @@ def _show_grid(model, clean, corrupt, result) -> None:
     st.caption("Row L*l*: the residual stream entering layer *l* (L0: the embeddings). 1 = the clean answer fully "
                "back, 0 = as corrupted. Positions where both texts have the same token and the same past hold "
                "the same stream, so patching them changes nothing.")
+    return colour
+
+
+def _columns(model, clean, corrupt) -> list[str]:
+    tokens = model.table.tokens
+    return [f"{p}: {tokens[c]}" + ("" if c == k else f" / {tokens[k]}") for p, (c, k) in enumerate(zip(clean, corrupt))]
+
+
+def _show_heads(model, clean, corrupt, result, colour: str) -> None:
+    """One layer's heads, each patched alone at each position (the clean head output copied in)."""
+    from core.models.patching import head_patching
+
+    st.markdown("**One layer, head by head**: the clean run's output of one head at one position copied into "
+                "the corrupted run.")
+    layer = int(state.kept_widget(st.number_input, "Layer whose heads are patched", "why_patch_layer",
+                                  model.layers - 1, query="player", parse=state.parse_int_in(0, model.layers - 1),
+                                  min_value=0, max_value=model.layers - 1))
+    key = ("head patching", tables.current_table_name(), clean, corrupt, layer)
+    results = why.shared_results()
+    heads = results.get(key)
+    if heads is None:
+        progress = st.progress(0.0, text=f"Patching the heads of layer {layer}…")
+        try:
+            answers = (result.clean_answer, result.corrupt_answer)
+            heads = why.computed(lambda: head_patching(model, list(clean), list(corrupt), layer, lambda done, total:
+                                                       progress.progress(done / total, text=f"layer {done} of {total}"),
+                                                       answers))
+        finally:
+            progress.empty()
+            cached.release_memory()
+        if heads is None:
+            return
+        results.put(key, heads)
+    values = heads.recovered if colour == "recovered" else heads.clean_probs          # (H, T)
+    names = [f"H{h}" for h in range(model.heads)]
+    columns = _columns(model, clean, corrupt)
+    fig = layer_grid(values, columns, f"Heads of layer {layer} patched one at a time: {COLOURS[colour]}",
+                     "recovered" if colour == "recovered" else "p", [f"L{layer} {n}" for n in names],
+                     zero_centred=colour == "recovered", bound=1.0 if colour == "probability" else None)
+    render.figure_with_csv(fig, values, f"head_patching_L{layer}_{colour}", names, columns, key="why_patch_heads")

@@ -4,7 +4,21 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from helpers import assert_clean, figure, open_page, plotly_array, texts
+from helpers import APP, assert_clean, figure, open_page, plotly_array, texts
+
+SLOW = 600   # s: a page that patches a model may take minutes on a loaded 2-core machine
+
+
+def open_slow(page: str, **query):
+    """open_page with room for a patching run (helpers.open_page allows 120 s)."""
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(APP, default_timeout=SLOW)
+    for key, value in query.items():
+        at.query_params[key] = str(value)
+    at.switch_page(f"app_pages/{page}.py")
+    at.run()
+    return at
 
 
 def titles(at) -> list[str]:
@@ -53,7 +67,7 @@ def test_tampered_links_and_models_without_a_next_token():
 
 def test_patching_a_pair_from_a_link_shares_its_grid():
     pair = dict(clean="The capital of France is", corrupt="The capital of Italy is")
-    at = open_page("why", table="smollm2", method="patching", **pair)
+    at = open_slow("why", table="smollm2", method="patching", **pair)
     assert_clean(at)
     at.button(key="why_patch_run").click().run()
     assert_clean(at)
@@ -63,9 +77,13 @@ def test_patching_a_pair_from_a_link_shares_its_grid():
     assert shown.shape == (30, 5)                         # core's grid is checked in tests/unit/test_patching.py
     np.testing.assert_allclose(shown[:, :3], 0.0, atol=1e-4)           # the same tokens and past: nothing changes
     assert abs(shown[0, 3] - 1.0) < 1e-4                               # France at layer 0: the clean run
-    again = open_page("why", table="smollm2", method="patching", pcolour="probability", **pair)   # shared
+    heads = plotly_array(figure(at, 1)["data"][0]["z"]).astype(float)   # layer 29's heads by default
+    assert heads.shape == (9, 5) and "Heads of layer 29" in figure(at, 1)["layout"]["title"]["text"]
+    np.testing.assert_allclose(heads[:, :3], 0.0, atol=1e-4)
+    again = open_slow("why", table="smollm2", method="patching", pcolour="probability", player="3", **pair)   # shared
     assert_clean(again)
     assert "p(clean answer)" in figure(again, 0)["layout"]["title"]["text"]
+    assert "Heads of layer 3" in figure(again, 1)["layout"]["title"]["text"]
 
 
 def test_patching_refuses_texts_of_different_lengths():
