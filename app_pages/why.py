@@ -1,0 +1,24 @@
+"""Why this prediction: which heads, MLPs, layers and positions made a causal model's next token."""
+from __future__ import annotations
+
+import streamlit as st
+
+from ui import state, why, why_attribution, why_layers, why_patching
+
+METHODS = {
+    "attribution": "Direct logit attribution",
+    "patching": "Activation patching",
+    "skipping": "Layer skipping",
+}
+
+st.title("🔍 Why this prediction")
+model = why.causal_model_or_stop()
+method = state.kept_widget(st.radio, "Method", "why_method", "attribution", query="method",
+                           parse=state.parse_choice(METHODS), options=list(METHODS), format_func=METHODS.get,
+                           horizontal=True)
+if method == "attribution":
+    why_attribution.show_attribution(model)
+elif method == "patching":
+    why_patching.show_patching(model)
+elif method == "skipping":
+    why_layers.show_skipping(model)

@@ -1,0 +1,74 @@
+"""Why this prediction: activation patching of every (layer, position) of a 12-token pair on SmolLM2,
+batched layer by layer (core.models.patching), against the same cells as separate passes of the
+model itself with a hook that copies the clean stream in (how one would write it by hand).
+
+    .venv/bin/python bench/why.py          # prints the rows (a few minutes on 2 cores)
+"""
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+CLEAN = "The famous Eiffel Tower is located in the beautiful city of"
+CORRUPT = "The famous Colosseum is located in the beautiful city of"
+
+
+def separate_passes(model, clean: list[int], corrupt: list[int], cells: list[tuple[int, int]]) -> list:
+    """Each cell as its own forward pass of the float16 model: a pre-hook on the layer copies the
+    clean stream (from one clean pass) in at the position. -> [(V,) last-position logits]."""
+    import torch
+
+    from core.models.ablation import BLOCKS
+    from core.models.pretrained import find_submodule
+
+    blocks = find_submodule(model.model, BLOCKS)
+    with torch.inference_mode():
+        clean_states = model.model(torch.tensor([clean]), output_hidden_states=True).hidden_states
+    outputs = []
+    for layer, position in cells:
+        def copy_in(module, args, kwargs, layer=layer, position=position):
+            hidden = args[0].clone()
+            hidden[:, position] = clean_states[layer][:, position]
+            return (hidden,) + tuple(args[1:]), kwargs
+        handle = blocks[layer].register_forward_pre_hook(copy_in, with_kwargs=True)
+        try:
+            with torch.inference_mode():
+                outputs.append(model.model(torch.tensor([corrupt])).logits[0, -1].float())
+        finally:
+            handle.remove()
+    return outputs
+
+
+def patching_rows() -> list[dict]:
+    from core.models.patching import activation_patching
+    from core.models.pretrained import load_model
+
+    model = load_model("smollm2")
+    clean, corrupt = model.encode(CLEAN), model.encode(CORRUPT)
+    assert len(clean) == len(corrupt) == 12, (len(clean), len(corrupt))
+    start = time.perf_counter()
+    grid = activation_patching(model, clean, corrupt)
+    ours_ms = 1000 * (time.perf_counter() - start)
+    cells = [(layer, position) for layer in range(model.layers) for position in range(len(clean))]
+    start = time.perf_counter()
+    logits = separate_passes(model, clean, corrupt, cells)
+    separate_ms = 1000 * (time.perf_counter() - start)
+    separate = [float(row[grid.clean_answer] - row[grid.corrupt_answer]) for row in logits]
+    import numpy as np
+
+    gap = float(np.abs(np.array(separate).reshape(grid.differences.shape) - grid.differences).max())
+    return [{"benchmark": f"activation patching, SmolLM2, {len(cells)} cells of a 12-token pair", "ours ms": ours_ms,
+             "reference": f"{len(cells)} separate float16 passes with a hook {separate_ms:,.0f} ms",
+             "ratio": f"{separate_ms / ours_ms:.2f}× faster", "target": "≤ 15 s", "met": ours_ms <= 15_000,
+             "note": f"float32 layer by layer; largest logit-difference gap to the float16 passes {gap:.3f}"}]
+
+
+if __name__ == "__main__":
+    from run import markdown
+
+    print(markdown(patching_rows()))

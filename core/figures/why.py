@@ -1,0 +1,71 @@
+"""Figures of "why this prediction": direct logit attribution, activation patching, layer skipping.
+Arrays in, go.Figure out; token strings go in data fields (escaped by the page), never templates."""
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+
+from core.figures.base import DIVERGING, base_layout
+from core.text import format_number
+
+POSITIVE, NEGATIVE = "#2563eb", "#dc2626"
+
+
+def contribution_bars(names: list[str], values: np.ndarray, title: str, x_title: str) -> go.Figure:
+    """(n,) parts, already sorted -> horizontal bars, the largest at the top, its value beside it."""
+    values = np.asarray(values, dtype=np.float64)
+    fig = go.Figure(go.Bar(
+        x=values, y=list(names), orientation="h", marker_color=[POSITIVE if v >= 0 else NEGATIVE for v in values],
+        text=[format_number(v, 2) for v in values], textposition="outside", cliponaxis=False,
+        hovertemplate="%{y}: %{x:.4f}<extra></extra>"))
+    fig.update_yaxes(autorange="reversed", type="category")
+    fig.update_xaxes(title=x_title, zeroline=True, zerolinecolor="#888")
+    bound = float(np.abs(values).max()) if len(values) else 1.0
+    fig.update_xaxes(range=[min(0.0, values.min()) - 0.25 * bound, max(0.0, values.max()) + 0.25 * bound])
+    return base_layout(fig, title, height=max(320, 26 * len(values) + 120))
+
+
+def layer_grid(values: np.ndarray, columns: list[str], title: str, colour_title: str, row_names: list[str],
+               zero_centred: bool = True, bound: float | None = None, digits: int = 2) -> go.Figure:
+    """values (R, C) -> one cell per (row, column), its value written in it; diverging around 0."""
+    values = np.asarray(values, dtype=np.float64)
+    finite = values[np.isfinite(values)]
+    if bound is None:
+        bound = float(np.abs(finite).max()) if finite.size else 1.0
+    bound = bound or 1.0
+    rows, cols = values.shape
+    fig = go.Figure(go.Heatmap(
+        z=values, x=list(columns), y=list(row_names),
+        text=[[format_number(v, digits) for v in row] for row in values],
+        texttemplate="%{text}" if rows * cols <= 600 else None, textfont=dict(size=11),
+        colorscale=DIVERGING if zero_centred else "Blues", zmid=0 if zero_centred else None,
+        zmin=-bound if zero_centred else 0, zmax=bound, colorbar=dict(title=colour_title, thickness=12),
+        xgap=1, ygap=1, hovertemplate="%{y}, %{x}: %{z:.4f}<extra></extra>"))
+    fig.update_yaxes(autorange="reversed", type="category")
+    fig.update_xaxes(type="category", side="top", tickangle=-45 if max(map(len, columns), default=0) > 4 else 0)
+    fig = base_layout(fig, title, height=max(360, 24 * rows + 200))
+    fig.update_layout(margin=dict(t=150 if max(map(len, columns), default=0) > 4 else 90))
+    return fig
+
+
+def loss_rise_bars(layers: list[str], rises: np.ndarray, title: str) -> go.Figure:
+    """(L,) rise of the text's loss when each layer is skipped."""
+    rises = np.asarray(rises, dtype=np.float64)
+    fig = go.Figure(go.Bar(
+        x=list(layers), y=rises, marker_color=[NEGATIVE if r >= 0 else POSITIVE for r in rises],
+        text=[format_number(r, 2) for r in rises], textposition="outside", cliponaxis=False,
+        hovertemplate="%{x} skipped: loss %{y:+.4f}<extra></extra>"))
+    fig.update_xaxes(type="category", title="layer skipped")
+    fig.update_yaxes(title="rise of the loss (nats)", zeroline=True, zerolinecolor="#888")
+    return base_layout(fig, title, 420)
+
+
+def probability_pairs(positions: list[str], before: np.ndarray, after: np.ndarray, title: str,
+                      names: tuple[str, str]) -> go.Figure:
+    """p(real next token) per position (T-1,), before and after a change."""
+    fig = go.Figure([go.Bar(x=list(positions), y=before, name=names[0]),
+                     go.Bar(x=list(positions), y=after, name=names[1])])
+    fig.update_layout(barmode="group", legend=dict(orientation="h", y=-0.35))
+    fig.update_xaxes(type="category", tickangle=-45, title="position → the token it should predict")
+    fig.update_yaxes(title="p(real next token)", range=[0, 1.02])
+    return base_layout(fig, title, 440)

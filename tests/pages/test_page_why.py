@@ -1,0 +1,106 @@
+"""Why this prediction: direct logit attribution, activation patching and layer skipping on SmolLM2,
+from deep links, with the values the figures show checked against core's results."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from helpers import APP, assert_clean, figure, open_page, plotly_array, texts
+
+SLOW = 600   # s: a page that patches a model may take minutes on a loaded 2-core machine
+
+
+def open_slow(page: str, **query):
+    """open_page with room for a patching run (helpers.open_page allows 120 s)."""
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(APP, default_timeout=SLOW)
+    for key, value in query.items():
+        at.query_params[key] = str(value)
+    at.switch_page(f"app_pages/{page}.py")
+    at.run()
+    return at
+
+
+def titles(at) -> list[str]:
+    return [figure(at, i)["layout"]["title"]["text"] for i in range(len(at.get("plotly_chart")))]
+
+
+def test_attribution_of_the_top_guess_from_a_link():
+    from core.models.attribution import direct_attribution
+    from ui import cached
+
+    at = open_page("why", table="smollm2", text="The capital of France is")
+    assert_clean(at)
+    assert any("'ĠParis'" in t for t in titles(at))
+    model = cached.loaded_model("smollm2")
+    expected = direct_attribution(model, model.encode("The capital of France is"))
+    grid = plotly_array(figure(at, 1)["data"][0]["z"]).astype(float)          # (L, H + 1)
+    np.testing.assert_allclose(grid[:, :-1], expected.heads, rtol=1e-6)
+    np.testing.assert_allclose(grid[:, -1], expected.mlps, rtol=1e-6)
+    sums = {m.label: m.value for m in at.metric}
+    assert float(sums["Sum of all parts"]) == round(expected.total, 3)
+    assert any("frozen at this run's value" in t for t in texts(at.markdown))
+
+
+def test_a_chosen_token_minus_another_is_kept_in_the_url():
+    at = open_page("why", table="smollm2", text="The capital of France is", token="7042", versus="260")
+    assert_clean(at)
+    assert any("'ĠParis − Ġthe'" in t for t in titles(at))
+    assert at.query_params["token"] == "7042" and at.query_params["versus"] == "260"
+    at.text_input(key="why_text").set_value("The capital of Italy is").run()      # a new text: its own top guess
+    assert_clean(at)
+    assert at.selectbox(key="why_token").value == "top" and any("'ĠRome'" in t for t in titles(at))
+
+
+def test_tampered_links_and_models_without_a_next_token():
+    bad = open_page("why", table="smollm2", method="magic", token="99999999")
+    assert_clean(bad)
+    warnings = texts(bad.warning)
+    assert any("'magic' is not one of" in w for w in warnings)
+    assert any("99999999 is outside 0..49151" in w for w in warnings)
+    encoder = open_page("why", table="minilm")
+    assert_clean(encoder)
+    assert any("no output layer" in i for i in texts(encoder.info))
+    encoder.button(key="why_pick_smollm2").click().run()
+    assert encoder.session_state["keep_table"] == "smollm2"
+
+
+def test_patching_a_pair_from_a_link_shares_its_grid():
+    pair = dict(clean="The capital of France is", corrupt="The capital of Italy is")
+    at = open_slow("why", table="smollm2", method="patching", **pair)
+    assert_clean(at)
+    at.button(key="why_patch_run").click().run()
+    assert_clean(at)
+    grid = figure(at, 0)
+    assert "'ĠParis' vs 'ĠRome'" in grid["layout"]["title"]["text"]
+    shown = plotly_array(grid["data"][0]["z"]).astype(float)
+    assert shown.shape == (30, 5)                         # core's grid is checked in tests/unit/test_patching.py
+    np.testing.assert_allclose(shown[:, :3], 0.0, atol=1e-4)           # the same tokens and past: nothing changes
+    assert abs(shown[0, 3] - 1.0) < 1e-4                               # France at layer 0: the clean run
+    heads = plotly_array(figure(at, 1)["data"][0]["z"]).astype(float)   # layer 29's heads by default
+    assert heads.shape == (9, 5) and "Heads of layer 29" in figure(at, 1)["layout"]["title"]["text"]
+    np.testing.assert_allclose(heads[:, :3], 0.0, atol=1e-4)
+    again = open_slow("why", table="smollm2", method="patching", pcolour="probability", player="3", **pair)   # shared
+    assert_clean(again)
+    assert "p(clean answer)" in figure(again, 0)["layout"]["title"]["text"]
+    assert "Heads of layer 3" in figure(again, 1)["layout"]["title"]["text"]
+
+
+def test_patching_refuses_texts_of_different_lengths():
+    at = open_page("why", table="smollm2", method="patching", clean="The capital of France is",
+                   corrupt="The capital city of Italy is")
+    assert_clean(at)
+    assert any("the same number of tokens" in e for e in texts(at.error))
+    assert not at.get("plotly_chart")
+
+
+def test_layer_skipping_from_a_link():
+    at = open_page("why", table="smollm2", method="skipping", stext="The cat sat on the mat.", slayer="11")
+    assert_clean(at)
+    rises = plotly_array(figure(at, 0)["data"][0]["y"]).astype(float)
+    assert rises.shape == (30,) and rises[0] > 5                      # without layer 0 nothing works
+    loss = next(m for m in at.metric if m.label == "Loss with layer 11 skipped")
+    before, after = (float(v) for v in loss.value.split(" → "))
+    assert after - before == pytest.approx(rises[11], abs=2e-3)
+    assert "layer 11 skipped" in figure(at, 1)["layout"]["title"]["text"]
+    assert at.query_params["slayer"] == "11"
