@@ -72,3 +72,27 @@ def test_logit_lens_ranks_written_in_full_when_presenting(server, page):
                                  for t in lens["ticks"]), lens["ticks"]
     assert all(f["smallest"] >= PROJECTED_PX for f in figures), [(f["title"], f["smallest"]) for f in figures]
     page.screenshot(path=str(SCREENSHOTS / "readable-models-present-1366.png"), full_page=True)
+
+
+# Each plot's annotation boxes (the token labels) as drawn, and the pairs of them that meet.
+LABEL_OVERLAPS_JS = """() => [...document.querySelectorAll('.js-plotly-plot')].map(g => {
+  const boxes = [...g.querySelectorAll('.annotation-text-g')].map(a => {
+    const r = a.getBoundingClientRect(); return {text: a.textContent, x0: r.left, y0: r.top, x1: r.right, y1: r.bottom}; })
+    .filter(b => b.text.trim() && b.x1 > b.x0);
+  const meet = [];
+  boxes.forEach((a, i) => boxes.slice(i + 1).forEach(b => {
+    if (a.x0 < b.x1 - 1 && b.x0 < a.x1 - 1 && a.y0 < b.y1 - 1 && b.y0 < a.y1 - 1) meet.push([a.text, b.text]); }));
+  return {title: (g.layout && g.layout.title && g.layout.title.text) || '', labels: boxes.length, meet}; })"""
+
+
+@pytest.mark.parametrize("path, plots", [
+    ("geometry?table=glove-50d", 5), ("directions?table=glove-50d&present=1", 1),
+    ("geometry?table=seed004&tokens=The%20cat%20is%20dog&query=sleeping&present=1", 5)])
+def test_token_labels_do_not_overlap(server, page, path, plots):
+    """GloVe's cat–queen / cat–king and seed 004's The–dog / is–dog printed over each other."""
+    page.set_viewport_size(SMALL_SCREEN)
+    page.goto(f"{server}/{path}")
+    wait_until_idle(page, plots, timeout=180)
+    plots = page.evaluate(LABEL_OVERLAPS_JS)
+    assert sum(p["labels"] for p in plots) >= 4, plots
+    assert all(not p["meet"] for p in plots), [p for p in plots if p["meet"]]

@@ -112,3 +112,11 @@ def test_tampered_map_settings_in_the_link_are_refused():
     for name in ("perplexity", "min_dist", "iters", "set"):
         assert f"The link's '{name}' value was not used" in said, name
     assert at.number_input(key="maps_min_dist").value == 0.1
+
+
+def test_the_marked_token_is_called_searched_only_once_somebody_searched():
+    at = open_page("maps", table="seed004")
+    said = " ".join(texts(at.caption)).replace("\\", "")
+    assert "Searched token" not in said and "Marked token: The" in said and "nobody searched yet" in said
+    at = open_page("maps", table="seed004", query="cat")
+    assert any("Searched token" in c and "cat" in c for c in texts(at.caption))
