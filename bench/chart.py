@@ -8,7 +8,7 @@ from PIL import Image, ImageDraw, ImageFont
 
 COLOURS = ["#2563eb", "#dc2626", "#16a34a", "#9333ea", "#ea580c", "#0891b2"]
 WIDTH, HEIGHT = 900, 560
-LEFT, RIGHT, TOP, BOTTOM = 80, 230, 50, 60
+LEFT, RIGHT, TOP, BOTTOM = 80, 230, 70, 60
 
 
 def _font(size: int):
@@ -52,7 +52,7 @@ def line_chart(path: Path, title: str, x_label: str, y_label: str,
         draw.text((x, TOP + plot_h + 8), f"{x_value:g}", fill="black", font=small, anchor="mt")
     draw.rectangle([LEFT, TOP, LEFT + plot_w, TOP + plot_h], outline="black")
     draw.text((LEFT + plot_w / 2, HEIGHT - 22), x_label, fill="black", font=small, anchor="mm")
-    draw.text((12, TOP - 24), y_label, fill="black", font=small)
+    draw.text((12, TOP - 22), y_label, fill="black", font=small)
     for index, (name, points) in enumerate(series.items()):
         colour = COLOURS[index % len(COLOURS)]
         corners = [at(x, y) for x, y in sorted(points)]

@@ -142,7 +142,9 @@ def test_memory_limit_keeps_a_large_job_waiting_but_never_starves_it():
     until(lambda: "large" in gates.started)                        # alone, it runs despite its size
     for name in ("large", "after"):
         gates.release(name)
-    assert after.wait(5) and large.outcome() == "large" and small.outcome() == "small"
+    assert all(job.wait(5) for job in (small, large, after))
+    assert large.outcome() == "large" and small.outcome() == "small"
+    assert after.started_at >= small.finished_at               # strict order: it never passed `large`
 
 
 def test_a_failing_job_fails_its_waiters_and_the_line_goes_on():
