@@ -229,11 +229,11 @@ def show_resize() -> None:
     new_rows = [r for r, t in enumerate(table.tokens) if t.startswith("<new_")]
     if new_rows and table.width >= 2:
         projection = cached.cached_pca(table, 2)
-        kinds = ["new row" if r in set(new_rows) else "old row" for r in range(table.vocab_size)]
+        added = set(new_rows)        # built once: a set per row made each click cost V × added steps
         shown = plot_sample(table.vocab_size, MAX_PLOT_POINTS, must_include=new_rows)
         fig = pca_scatter(projection.coords[shown], [table.tokens[r] for r in shown], table.ids[shown],
                           "Where the new rows fall (PCA of the resized table)",
-                          kinds=[kinds[r] for r in shown], height=420)
+                          kinds=["new row" if r in added else "old row" for r in shown], height=420)
         render.show_figure(fig, key="lookup_resize_fig")
 
 
