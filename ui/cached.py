@@ -212,10 +212,12 @@ def model_lens(table_name: str, ids: tuple[int, ...]):
 
 @st.cache_resource(show_spinner="Running the model with those heads off…", max_entries=64)
 def model_ablation(table_name: str, ids: tuple[int, ...], heads: tuple[tuple[int, int], ...]):
-    """(all heads on, the chosen heads off) for one text."""
+    """(all heads on, the chosen heads off) for one text, from the text's shared run (only the
+    layers from the first one switched off run again)."""
     from core.models.ablation import ablate
 
-    return tuple(ablate(loaded_model(model_name_of(table_name)), list(ids), [(), heads]))
+    model = loaded_model(model_name_of(table_name))
+    return tuple(ablate(model, list(ids), [(), heads], run=model_run(table_name, ids)))
 
 
 @st.cache_resource(show_spinner=False)

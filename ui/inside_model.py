@@ -144,8 +144,23 @@ def show_importance(model, ids: tuple[int, ...]) -> None:
         return
     render.show_figure(head_grid(rises, "Rise of the text's loss when each head alone is off", "Δ loss",
                                  diverging=True), key="models_importance")
-    st.caption("Computed in float32 from the model's own residual stream; the single-head numbers above "
-               "use the float16 model itself, so the two can differ in the third decimal.")
+    st.markdown(f"**The {min(TOP_HEADS, rises.size)} heads that matter most for this text**")
+    render.show_frame(pd.DataFrame(importance_table(rises, TOP_HEADS)), hide_index=True,
+                      column_config={"loss rise": st.column_config.NumberColumn(format="%+.4f")})
+    st.caption("Rank 1 is the head whose loss rises most when it alone is off; a negative rise means the "
+               "text is predicted better without it. Computed in float32 from the model's own residual "
+               "stream; the single-head numbers above use the model itself (float16 for SmolLM2), so the "
+               "two can differ in the third decimal.")
+
+
+TOP_HEADS = 15      # rows of the ranking's table: the heads a class would discuss, not all 270
+
+
+def importance_table(rises, top: int) -> dict[str, list]:
+    """(L, H) rises of the loss -> the `top` largest, largest first: layer, head, loss rise, rank."""
+    ranked = ranked_heads(rises, top)
+    return {"layer": [layer for layer, _, _ in ranked], "head": [head for _, head, _ in ranked],
+            "loss rise": [rise for _, _, rise in ranked], "rank": list(range(1, len(ranked) + 1))}
 
 
 def computed(work):

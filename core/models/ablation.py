@@ -2,8 +2,10 @@
 
 A head's output is its slice of the input of the layer's output projection (Llama's o_proj,
 BERT's attention.output.dense, GPT-2's attn.c_proj): a pre-hook multiplies that input by a
-mask of ones and zeros. Ablations are a batch dimension: one forward pass runs many masks,
-row b of the batch with its own heads switched off.
+mask of ones and zeros. Switching off heads of layer l changes nothing before layer l: every
+ablation starts from the untouched model's residual stream entering its first layer. A single
+ablation runs the model's own layers from there (`ablate`); the ranking of every head runs them
+all at once, a batch row per head (`head_importance`).
 """
 from __future__ import annotations
 
@@ -14,10 +16,10 @@ from typing import Callable, Iterator
 import numpy as np
 
 from core.models.pretrained import PretrainedModel, find_submodule
+from core.models.runs import ModelRun
 
 BLOCKS = ("model.layers", "encoder.layer", "transformer.h", "layers", "bert.encoder.layer")
 OUTPUT_PROJECTIONS = ("self_attn.o_proj", "attention.output.dense", "attn.c_proj")
-ABLATION_BATCH = 30      # masks per forward pass: SmolLM2's 270 heads in 10 passes
 
 Head = tuple[int, int]   # (layer, head)
 
@@ -67,12 +69,15 @@ def check_heads(model: PretrainedModel, heads) -> tuple[Head, ...]:
 @contextlib.contextmanager
 def _masked_heads(model: PretrainedModel, masks) -> Iterator[None]:
     """masks (B, L, H) of 0/1: while open, head h of layer l is scaled by masks[b, l, h] in row b.
-    Call with model.lock held: the hooks sit on the shared model for this one pass."""
+    Layers whose heads all stay on get no hook. Call with model.lock held: the hooks sit on the
+    shared model for this one pass."""
     projections = _output_projections(model)
     d_head = _head_width(projections[0], model.heads)
     handles = []
     try:
         for layer, projection in enumerate(projections):
+            if bool((masks[:, layer] == 1).all()):
+                continue
             scale = masks[:, layer].repeat_interleave(d_head, dim=1)[:, None, :]     # (B, 1, H·d_head)
 
             def zero_heads(module, args, scale=scale):
@@ -85,8 +90,16 @@ def _masked_heads(model: PretrainedModel, masks) -> Iterator[None]:
 
 
 def ablate(model: PretrainedModel, ids: list[int], head_sets: list[tuple[Head, ...]],
-           progress: Callable[[int, int], None] | None = None, batch: int = ABLATION_BATCH) -> list[Ablation]:
-    """Each set of heads switched off, in batches of `batch` masks per forward pass."""
+           progress: Callable[[int, int], None] | None = None, run: ModelRun | None = None) -> list[Ablation]:
+    """Each set of heads switched off in the model itself (float16 for SmolLM2), one row per pass:
+    exactly the numbers of a whole pass of the model with those heads zeroed (tested).
+
+    Switching off heads of layer l and later changes nothing before layer l, so a set's pass
+    starts at its first layer, from the untouched run's residual stream entering it
+    (`run.hidden_states[l]`: float32 copies of the model's own float16 values, so the same
+    numbers), and the untouched model needs no pass at all (its logits are in the run). Pass
+    the run the page already holds (the ui caches one per text); without it one is made here.
+    """
     import torch
 
     reason = ablation_unavailable(model)
@@ -95,25 +108,70 @@ def ablate(model: PretrainedModel, ids: list[int], head_sets: list[tuple[Head, .
     if len(ids) < 2:
         raise ValueError("a text of one token has no next token to predict: type a longer text")
     sets = [check_heads(model, heads) for heads in head_sets]
-    targets = torch.tensor(ids[1:], dtype=torch.long)                             # (T-1,)
+    if run is None or list(run.token_ids) != list(ids):
+        run = model.run(list(ids))
+    blocks = find_submodule(model.model, BLOCKS)
+    call = None                                   # the layers' other arguments, captured once when needed
     results: list[Ablation] = []
-    for start in range(0, len(sets), batch):
-        chunk = sets[start:start + batch]
-        masks = torch.ones(len(chunk), model.layers, model.heads)
-        for row, heads in enumerate(chunk):
-            for layer, head in heads:
-                masks[row, layer, head] = 0.0
-        with model.lock, torch.inference_mode(), _masked_heads(model, masks):
-            logits = model.model(torch.tensor([ids] * len(chunk))).logits.float()   # (B, T, V)
-        log_probs = torch.log_softmax(logits[:, :-1], dim=-1)                        # (B, T-1, V)
-        chosen = log_probs.gather(2, targets.expand(len(chunk), -1)[..., None])[..., 0]   # (B, T-1)
-        for row, heads in enumerate(chunk):
-            next_probs = chosen[row].exp().numpy()
-            next_probs.flags.writeable = False
-            results.append(Ablation(heads, float(-chosen[row].mean()), next_probs))
+    for heads in sets:
+        if heads:
+            with _one_thread():
+                call = call or _layer_call(model, blocks, ids)[0]
+                logits = _ablated_logits(model, blocks, run, heads, call)      # (T, V)
+        else:
+            logits = torch.tensor(run.logits)                                  # (T, V) the model's own
+        results.append(_scored(heads, logits, ids))
         if progress:
             progress(len(results), len(sets))
     return results
+
+
+@contextlib.contextmanager
+def _one_thread() -> Iterator[None]:
+    """One torch thread for a pass of one row: its matrix products (12 tokens, SmolLM2) are too
+    small to share, and two threads waiting on each other on a busy 2-core server took ~7× the
+    CPU time of one (bench/compute.py measures both; the numbers are the same). torch's OpenMP
+    setting belongs to the calling thread, so other sessions' passes keep theirs."""
+    import torch
+
+    previous = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(previous)
+
+
+def _ablated_logits(model: PretrainedModel, blocks, run: ModelRun, heads: tuple[Head, ...], call):
+    """(T, V) float32 logits of the model with `heads` off, run from the first of their layers on."""
+    import torch
+
+    from core.models.lens import FINAL_NORMS
+
+    args, kwargs = call
+    first = min(layer for layer, _ in heads)
+    dtype = model.model.get_output_embeddings().weight.dtype
+    hidden = torch.from_numpy(np.array(run.hidden_states[first])).to(dtype)[None]   # (1, T, d), exact
+    masks = torch.ones(1, model.layers, model.heads)
+    for layer, head in heads:
+        masks[0, layer, head] = 0.0
+    with model.lock, torch.inference_mode(), _masked_heads(model, masks):
+        for block in blocks[first:]:
+            out = block(hidden, *args, **kwargs)
+            hidden = out[0] if isinstance(out, tuple) else out                 # (1, T, d)
+        hidden = find_submodule(model.model, FINAL_NORMS)(hidden)
+        return model.model.get_output_embeddings()(hidden)[0].float()          # (1, T, d) @ (d, V) -> (T, V)
+
+
+def _scored(heads: tuple[Head, ...], logits, ids: list[int]) -> Ablation:
+    """logits (T, V) -> the text's loss and p(real next token) at each position t = 0..T-2."""
+    import torch
+
+    log_probs = torch.log_softmax(logits[:-1], dim=-1)                           # (T-1, V)
+    chosen = log_probs[torch.arange(len(ids) - 1), torch.tensor(ids[1:])]        # (T-1,)
+    next_probs = chosen.exp().numpy()
+    next_probs.flags.writeable = False
+    return Ablation(heads, float(-chosen.mean()), next_probs)
 
 
 def head_importance(model: PretrainedModel, ids: list[int],
@@ -150,33 +208,46 @@ def head_importance(model: PretrainedModel, ids: list[int],
             state = _run_float32_layer(model, block, state, masks, args, kwargs)
             if progress:
                 progress(layer + 1, layers)
-        losses = np.concatenate([_text_losses(model, rows, ids)            # (1 + L·H,), 64 rows at a time
-                                 for rows in state.split(64)])
+        losses = _text_losses(model, state, ids)                          # (1 + L·H,)
     rises = (losses[1:] - losses[0]).reshape(layers, heads)
     rises.flags.writeable = False
     return rises
 
 
-def _first_layer_input(model: PretrainedModel, blocks, ids: list[int]):
-    """The residual stream entering the first layer (T, d), float32, and the other arguments the
-    model passes its layers (causal mask, rotary position embeddings), from one ordinary pass."""
+class _Captured(Exception):
+    """Raised by the capturing hook: nothing after the first layer's input is needed."""
+
+
+def _layer_call(model: PretrainedModel, blocks, ids: list[int]):
+    """(args, kwargs) the model passes each layer besides the residual stream (causal mask,
+    rotary position embeddings), and that stream entering the first layer (1, T, d), in the
+    model's dtype. The pass stops at the first layer: embedding the text is all it costs."""
     import torch
 
     captured: dict = {}
 
     def keep(module, args, kwargs):
-        captured.setdefault("call", (args, kwargs))
+        captured["call"] = (args, kwargs)
+        raise _Captured
     with model.lock, torch.inference_mode():
         handle = blocks[0].register_forward_pre_hook(keep, with_kwargs=True)
         try:
             model.model(torch.tensor([ids]), use_cache=False)
+        except _Captured:
+            pass
         finally:
             handle.remove()
     args, kwargs = captured["call"]
     hidden = args[0] if args else kwargs["hidden_states"]
-    kwargs = {k: _as_float32(v) for k, v in kwargs.items()
+    kwargs = {k: v for k, v in kwargs.items()
               if k not in ("hidden_states", "cache", "past_key_values", "past_key_value", "layer_past", "use_cache")}
-    return hidden[0].float(), tuple(_as_float32(a) for a in args[1:]), kwargs
+    return (tuple(args[1:]), kwargs), hidden
+
+
+def _first_layer_input(model: PretrainedModel, blocks, ids: list[int]):
+    """The residual stream entering the first layer (T, d) and the layers' other arguments, float32."""
+    (args, kwargs), hidden = _layer_call(model, blocks, ids)
+    return hidden[0].float(), _as_float32(args), {k: _as_float32(v) for k, v in kwargs.items()}
 
 
 def _as_float32(value):
@@ -204,7 +275,8 @@ def _run_float32_layer(model: PretrainedModel, block, state, masks, args, kwargs
 
 def _text_losses(model: PretrainedModel, state, ids: list[int], vocab_chunk: int = 2048):
     """Final norm, then the output layer in float32 a slice of the vocabulary at a time (no
-    float32 copy of the whole (V, d) matrix): mean −ln p(next token) per row of state (B, T, d)."""
+    float32 copy of the whole (V, d) matrix, and each slice converted once for every row):
+    mean −ln p(next token) per row of state (B, T, d)."""
     import copy
 
     import torch

@@ -109,6 +109,16 @@ def test_ranking_every_head_shows_a_grid_once_computed():
     assert_clean(at)
     titles = [figure(at, i)["layout"]["title"]["text"] for i in range(len(at.get("plotly_chart")))]
     assert any(t.startswith("Rise of the text's loss") for t in titles)
+    grid = figure(at, next(i for i, t in enumerate(titles) if t.startswith("Rise of the text's loss")))
+    rises = plotly_array(grid["data"][0]["z"])                                  # (L, H) as drawn
+    table = next(d.value for d in at.dataframe if "loss rise" in d.value.columns)
+    assert list(table.columns) == ["layer", "head", "loss rise", "rank"]
+    assert list(table["rank"]) == list(range(1, 16))
+    order = np.argsort(-rises, axis=None, kind="stable")[:15]                  # the grid's 15 largest, in order
+    assert list(zip(table["layer"], table["head"])) == [tuple(map(int, np.unravel_index(i, rises.shape)))
+                                                         for i in order]
+    np.testing.assert_array_equal(table["loss rise"].to_numpy(), rises.ravel()[order])   # the same numbers
+    assert np.all(np.diff(table["loss rise"].to_numpy()) <= 0)
     again = open_page("models", table="smollm2", text="A short text to rank")   # another session: shared
     assert any(figure(again, i)["layout"]["title"]["text"].startswith("Rise of the text's loss")
                for i in range(len(again.get("plotly_chart"))))

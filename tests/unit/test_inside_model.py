@@ -103,6 +103,44 @@ def test_switching_heads_off_changes_the_loss(smollm2, run):
         check_heads(smollm2, [(30, 0)])
 
 
+def whole_pass_with_heads_off(model, ids, heads) -> tuple[float, np.ndarray]:
+    """The reference: the whole model in one ordinary pass, a hook written here zeroing each
+    head's d_head columns of its layer's o_proj input; (loss, p(real next token) per position)."""
+    layers = model.model.model.layers
+    d_head = layers[0].self_attn.o_proj.in_features // model.heads
+    handles = []
+    for layer in sorted({layer for layer, _ in heads}):
+        columns = [h for l, h in heads if l == layer]
+
+        def zero(module, args, columns=columns):
+            x = args[0].clone()
+            for h in columns:
+                x[..., h * d_head:(h + 1) * d_head] = 0
+            return (x,)
+        handles.append(layers[layer].self_attn.o_proj.register_forward_pre_hook(zero))
+    try:
+        with torch.inference_mode():
+            logits = model.model(torch.tensor([ids])).logits[0].float()              # (T, V)
+    finally:
+        for handle in handles:
+            handle.remove()
+    chosen = torch.log_softmax(logits[:-1], -1)[torch.arange(len(ids) - 1), torch.tensor(ids[1:])]
+    return float(-chosen.mean()), chosen.exp().numpy()
+
+
+@pytest.mark.parametrize("heads", [((11, 6),), tuple((0, h) for h in range(9)), ((29, 8),), ((3, 1), (17, 4))])
+def test_an_ablation_is_exactly_a_whole_pass_with_those_heads_zeroed(smollm2, run, heads):
+    """Starting at the first layer switched off, from the run's residual stream, changes no bit:
+    the float16 model gives the same numbers as its own whole pass with a hook."""
+    ids = list(run.token_ids)
+    loss, next_probs = whole_pass_with_heads_off(smollm2, ids, heads)
+    for given in (run, None):                                               # the page's run, or one made
+        untouched, ablated = ablate(smollm2, ids, [(), heads], run=given)
+        assert ablated.heads == heads and ablated.loss == loss
+        np.testing.assert_array_equal(ablated.next_probs, next_probs)
+        assert untouched.loss == ablate(smollm2, ids, [()])[0].loss
+
+
 def test_ranking_every_head_agrees_with_separate_ablations(smollm2, run):
     ids = list(run.token_ids)
     steps = []
