@@ -10,10 +10,16 @@ PYTHON="${PYTHON:-python3}"
 .venv/bin/python -m pip install --quiet --upgrade pip
 
 # requirements.txt names PyTorch's CPU index for Streamlit Community Cloud; this machine may reach
-# only PyPI, so install from a copy without index lines (never stalls trying an unreachable host).
+# only PyPI, so install from a copy without index lines (never stalls trying an unreachable host;
+# torch then comes from pip's configured find-links, or PyPI). On a Linux machine that reaches
+# download.pytorch.org, EMBEDDING_LENS_CPU_INDEX=1 keeps the index line: the CPU build, not CUDA.
 REQS="$(mktemp -d)"
 trap 'rm -rf "$REQS"' EXIT
-bash scripts/pypi_requirements.sh "$REQS"
+if [ "${EMBEDDING_LENS_CPU_INDEX:-0}" = "1" ]; then
+  cp requirements.txt requirements-dev.txt "$REQS/"
+else
+  bash scripts/pypi_requirements.sh "$REQS"
+fi
 if [ "${1:-}" = "--dev" ]; then
   .venv/bin/pip install --quiet -r "$REQS/requirements-dev.txt"
 else

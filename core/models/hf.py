@@ -50,7 +50,8 @@ class ModelSource:
 @dataclass(frozen=True)
 class WeightsSize:
     parameters: int
-    bytes: int         # as stored (and so as loaded: the checkpoint's own dtype)
+    bytes: int               # in memory once loaded (the checkpoint's dtype; bf16 becomes float32)
+    download_bytes: int = 0  # the safetensors files' own size (hub models: what is downloaded)
 
 
 def looks_like_path(raw: str) -> bool:
@@ -151,9 +152,9 @@ def hub_size(model_id: str) -> WeightsSize:
     counts = getattr(getattr(info, "safetensors", None), "parameters", None) or {}
     if counts:   # the hub's count per dtype: bytes as loaded (bf16 becomes float32)
         loaded = sum(int(count) * _loaded_bytes(str(dtype)) for dtype, count in counts.items())
-        return WeightsSize(sum(int(count) for count in counts.values()), max(loaded, n_bytes))
+        return WeightsSize(sum(int(count) for count in counts.values()), max(loaded, n_bytes), n_bytes)
     # without the hub's count, every parameter is assumed as small as 2 bytes: an upper bound
-    return WeightsSize(n_bytes // 2, n_bytes)
+    return WeightsSize(n_bytes // 2, n_bytes, n_bytes)
 
 
 def require_hub_network(timeout: float = HUB_CONNECT_TIMEOUT_S) -> None:
@@ -226,14 +227,18 @@ def download_with_progress(model_id: str, expected_bytes: int, report: Callable[
     return Path(outcome["path"])
 
 
-def fetch_hub_model(model_id: str, settings: OperatorSettings,
-                    report: Callable[[str], None] = lambda _: None, **download_options) -> Path:
-    """Check the size, then download config, tokenizer and safetensors weights only."""
+def fetch_hub_model(model_id: str, settings: OperatorSettings, report: Callable[[str], None] = lambda _: None,
+                    loaded_bytes_per_parameter: int | None = None, **download_options) -> Path:
+    """Check the size, then download config, tokenizer and safetensors weights only.
+    `loaded_bytes_per_parameter`: the caller loads the weights in that dtype's size (SmolLM2:
+    float16), so the memory check counts that instead of the checkpoint's own dtype."""
     require_hub_network()
     size = hub_size(model_id)
+    if loaded_bytes_per_parameter:
+        size = WeightsSize(size.parameters, size.parameters * loaded_bytes_per_parameter, size.download_bytes)
     check_size(size, settings, repr(model_id))
-    report(f"Downloading {megabytes(size.bytes)} of safetensors weights from the Hugging Face hub…")
-    return download_with_progress(model_id, size.bytes, report, **download_options)
+    report(f"Downloading {megabytes(size.download_bytes)} of safetensors weights from the Hugging Face hub…")
+    return download_with_progress(model_id, size.download_bytes, report, **download_options)
 
 
 def local_model_folder(source: ModelSource, settings: OperatorSettings) -> Path:

