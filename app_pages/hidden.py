@@ -36,7 +36,7 @@ c1, c2, c3 = st.columns(3)
 c1.metric("Candidates", f"{len(found.rows):,}")
 c2.metric("Threshold", f"{found.threshold:.4g}")
 c3.metric("Reference tokens among them", f"{int(np.isin(found.rows, references).sum()):,}")
-render.show_figure(indicator_histogram(score, found.threshold, score[references] if kind != "norm" else score[:0],
+render.show_figure(indicator_histogram(score, found.threshold, score[references],
                                        f"The indicator over all {table.vocab_size:,} tokens",
                                        vh.INDICATORS[kind]), key="hid_histogram")
 st.subheader("The candidates")

@@ -112,10 +112,12 @@ def find_references(tokens, weight: np.ndarray, byte_level: bool, table_name: st
             reasons.append(f"{len(bytes_found)} single-byte tokens of bytes that never occur in UTF-8 "
                            "(0xC0, 0xC1, 0xF5–0xFF)")
     identical = identical_row_groups(weight)
+    more = [r for r in identical.tolist() if r not in rows]
     if len(identical):
         rows.update(identical.tolist())
         reasons.append(f"{len(identical)} rows that share one exact vector with at least "
-                       f"{MIN_IDENTICAL_ROWS - 1} others (training never told them apart)")
+                       f"{MIN_IDENTICAL_ROWS - 1} others (training never told them apart)"
+                       + (f", {len(more)} of them not listed above" if len(more) < len(identical) else ""))
     return References(np.array(sorted(rows), dtype=np.int64), tuple(reasons))
 
 

@@ -92,7 +92,8 @@ def show_anisotropy(table: EmbeddingTable) -> None:
     render.show_frame(pd.DataFrame({"dimension": top, "contribution": shown.contributions[top],
                                     "share of the mean": shown.contributions[top] / shown.mean_cosine,
                                     "raw mean": stats.mean[top], "raw std": stats.std[top]}),
-                      hide_index=True, column_config={"share of the mean": st.column_config.NumberColumn(format="%.3f")})
+                      hide_index=True, column_config={"share of the mean": st.column_config.NumberColumn(format="%.3f"),
+                                     "contribution": st.column_config.NumberColumn(format="%.3e")})
     show_neighbour_overlap(table)
 
 

@@ -20,6 +20,7 @@ from core.tables import EmbeddingTable
 from ui import cached, render, state, tables
 
 MAX_LISTED = 200            # candidates listed in the page's table (the CSV has all of them)
+MAX_PRESENTED = 30          # in presentation mode: a plain table the projector's type size can reach
 MAX_VERIFIED = 50           # candidates verified at once (~1 s each on 2 free cores)
 DEFAULT_VERIFIED = 10
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
@@ -197,10 +198,10 @@ def show_map(table: EmbeddingTable, candidate_rows: np.ndarray, references: np.n
 
 
 def show_candidates(table: EmbeddingTable, frame: pd.DataFrame, found: vh.Candidates) -> None:
-    listed = frame.head(MAX_LISTED)
+    listed = frame.head(MAX_PRESENTED if render.presenting() else MAX_LISTED)
     render.show_frame(listed, hide_index=True, width="stretch",
                       column_config={"indicator": st.column_config.NumberColumn(format="%.4f")})
-    more = f" (the first {MAX_LISTED} listed)" if len(frame) > MAX_LISTED else ""
+    more = f" (the first {len(listed)} listed)" if len(frame) > len(listed) else ""
     st.caption(f"{len(frame):,} candidates: the lowest {found.percentile:g} % of the tokens, at or below "
                f"{found.threshold:.4g}{more}.")
     st.download_button(f"⬇ candidates ({len(frame):,} rows).csv", csv_text(frame),
@@ -258,7 +259,8 @@ def show_verification(model, candidate_rows: np.ndarray):
             st.rerun()          # the candidates' table and CSV above take the new columns
     if result is None:
         st.caption(f"Each candidate goes into the paper's {len(PROMPTS)} prompts that ask for an exact repetition; "
-                   "the model continues greedily for 3 tokens. ~1 s per candidate on two free cores.")
+                   "the model continues greedily for 3 tokens. It takes a while: ~26 s a candidate was measured "
+                   "on a busy 2-core machine.")
         return None
     labels = [f"{model.table.tokens[r]} · {r}" for r in result.rows]
     render.show_figure(verification_bars(labels, result.max_probability, VERIFIED_BELOW,

@@ -31,7 +31,7 @@ def indicator_histogram(scores: np.ndarray, threshold: float, reference_scores: 
                        yanchor="bottom", font=dict(color="#92400e"))
     fig.update_layout(barmode="overlay", legend=dict(orientation="h", y=-0.25))
     fig.update_xaxes(title=x_title)
-    fig.update_yaxes(title="tokens", type="log")
+    fig.update_yaxes(title="tokens", type="log", dtick=1)          # powers of ten only: no small minor labels
     return base_layout(fig, title, 380)
 
 
@@ -57,7 +57,7 @@ def dimension_bars(dimensions: np.ndarray, contributions: np.ndarray, total: flo
     share = contributions / total if total else np.zeros_like(contributions)
     fig = go.Figure(go.Bar(x=labels, y=contributions, marker_color=["#dc2626" if c >= 0 else "#2563eb"
                                                                      for c in contributions],
-                           text=[format_number(c, 3) for c in contributions], textposition="outside",
+                           text=[f"{c:.3g}" for c in contributions], textposition="outside",
                            cliponaxis=False, customdata=[f"{100 * s:.1f} %" for s in share],
                            hovertemplate="%{x}: %{y:.4f} of the mean cosine (%{customdata})<extra></extra>"))
     fig.update_xaxes(type="category", title="dimension")
@@ -67,17 +67,17 @@ def dimension_bars(dimensions: np.ndarray, contributions: np.ndarray, total: flo
 
 def candidate_map(coords: np.ndarray, tokens, ids, hover, candidate_positions, reference_positions,
                   labelled, title: str, axis_titles=("PC1", "PC2")) -> go.Figure:
-    """The PCA map (n, 2) of the drawn rows, every token grey, the candidates (positions into coords)
-    red and the reference tokens as rings on top, the `labelled` positions named."""
+    """The PCA map (n, 2) of the drawn rows, every token grey, the reference tokens as rings and the
+    candidates (positions into coords) red on top, the `labelled` positions named."""
     from core.figures.geometry import pca_scatter
 
     fig = pca_scatter(coords, tokens, ids, title, labelled=labelled, hover=hover, axis_titles=axis_titles)
     fig.data[0].marker.color = "#cbd5e1"
     hover = np.asarray(hover)
     for name, positions, marker in (
-            ("candidates", candidate_positions, dict(size=7, color=REFERENCE_COLOUR, opacity=0.9)),
             ("reference tokens", reference_positions,
-             dict(size=11, color="rgba(0,0,0,0)", line=dict(color="#111827", width=2)))):
+             dict(size=9, color="rgba(0,0,0,0)", line=dict(color="#111827", width=1))),
+            ("candidates", candidate_positions, dict(size=6, color=REFERENCE_COLOUR, opacity=0.9))):
         positions = np.asarray(positions, dtype=np.int64)
         if len(positions):
             fig.add_trace(go.Scattergl(x=coords[positions, 0], y=coords[positions, 1], mode="markers", name=name,
