@@ -47,3 +47,4 @@ hidden.show_verification(model, found.rows)
 st.info(hidden.CANNOT_SEE)
 
 anisotropy.show_anisotropy(table)
+anisotropy.show_layers(table)

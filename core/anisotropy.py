@@ -135,3 +135,18 @@ def overlap(a, b) -> float:
     """Share of the rows of a that are also in b (overlap@k for two lists of k neighbours)."""
     a = list(a)
     return len(set(a) & set(b)) / len(a) if a else float("nan")
+
+
+@dataclass(frozen=True)
+class LayerAnisotropy:
+    mean_cosine: np.ndarray      # (L+1,) mean cosine of the text's contextual vectors at each layer
+    contributions: np.ndarray    # (L+1, d) each dimension's part of it
+
+
+def layer_anisotropy(hidden_states: np.ndarray, skip_first: bool = False) -> LayerAnisotropy:
+    """hidden_states (L+1, T, d) of one text -> per layer the exact mean cosine of its T vectors
+    (every ordered pair of distinct positions) and each dimension's part; skip_first leaves out
+    position 0 (a causal model's attention sink, whose huge vector would decide every cosine)."""
+    states = np.asarray(hidden_states)[:, 1:] if skip_first else np.asarray(hidden_states)
+    results = [anisotropy(np.ascontiguousarray(layer, dtype=np.float32)) for layer in states]
+    return LayerAnisotropy(np.array([r.mean_cosine for r in results]), np.stack([r.contributions for r in results]))

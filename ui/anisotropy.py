@@ -121,3 +121,40 @@ def show_neighbour_overlap(table: EmbeddingTable) -> None:
         render.show_frame(pd.DataFrame(lines), hide_index=True, width="stretch")
         st.caption(f"overlap@{NEIGHBOURS}: the share of the {NEIGHBOURS} neighbours both lists name (first 6 shown). "
                    "Low overlap: the rogue dimensions were deciding who is close.")
+
+
+def show_layers(table: EmbeddingTable) -> None:
+    """Per-layer anisotropy of one text's contextual vectors (model tables only)."""
+    from core.figures.base import line_chart
+    from core.limits import MAX_MODEL_TOKENS
+    from ui import tables, widgets
+
+    st.subheader("Layer by layer: the contextual vectors of a text")
+    model = tables.current_model()
+    if model is None or tables.is_edited():
+        st.info("Contextual vectors come from a model: choose MiniLM or SmolLM2 (or a hub model) in the sidebar, "
+                "without edits.")
+        return
+    token_ids = widgets.sentence_ids(table, "Text")
+    if token_ids is None:
+        return
+    skip_first = state.kept_widget(st.toggle, "Leave out the first position (the attention sink)", "hid_sink",
+                                   bool(model.causal), query="sink", parse=lambda raw: raw in ("1", "True", "true"))
+    ids = tuple(token_ids[:MAX_MODEL_TOKENS])
+    if len(ids) - int(skip_first) < 3:
+        st.info("Type a text of a few more tokens: a mean over fewer than 3 vectors says nothing.")
+        return
+    run = cached.model_run(tables.current_table_name(), ids)
+    layers = an.layer_anisotropy(run.hidden_states, skip_first)
+    top = np.argmax(layers.contributions, axis=1)
+    top_share = layers.contributions[np.arange(len(top)), top] / layers.mean_cosine
+    fig = line_chart(range(len(layers.mean_cosine)), {"mean cosine of the text's vectors": layers.mean_cosine,
+                                                      "largest single dimension's part": layers.contributions.max(axis=1)},
+                     f"{len(ids) - int(skip_first)} contextual vectors at each layer (0 = the embeddings)",
+                     "layer", "cosine", height=360)
+    render.show_figure(fig, key="hid_layers")
+    render.show_frame(pd.DataFrame({"layer": np.arange(len(top)), "mean cosine": layers.mean_cosine,
+                                    "top dimension": top, "its share": top_share}), hide_index=True)
+    st.caption(f"One text of {len(ids)} tokens: every pair of its positions at each layer (exact). Ethayarajh (2019) "
+               "found contextual vectors growing more alike in upper layers, averaged over many texts; one short "
+               "text is an example, not a measurement.")

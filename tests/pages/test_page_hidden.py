@@ -104,3 +104,22 @@ def test_toy_table_anisotropy_says_it_means_little():
     assert_clean(at)
     assert any("ordered pairs says little" in w for w in texts(at.warning))
     assert any("cannot change" in i for i in texts(at.info))
+
+
+def test_layers_of_a_text_are_every_pair_of_its_vectors():
+    from ui import cached
+
+    text = "The cat sat on the mat because it was warm"
+    at = open_page("hidden", table="smollm2", text=text)
+    assert_clean(at)
+    assert at.query_params["sink"] == "True"          # a causal model: the sink is left out by default
+    frame = next(frame.value for frame in at.dataframe if "top dimension" in frame.value.columns)
+    model = cached.loaded_model("smollm2")
+    states = model.run(model.encode(text)).hidden_states[:, 1:].astype(np.float64)      # (L+1, T-1, d)
+    unit = states / np.linalg.norm(states, axis=2, keepdims=True)
+    count = unit.shape[1]
+    gram = [u @ u.T for u in unit]                                                        # every pair's cosine
+    expected = [(g.sum() - np.trace(g)) / (count * (count - 1)) for g in gram]
+    # the page sums float32 unit rows in float64: ~1e-7 measured, 1e-5 allowed
+    np.testing.assert_allclose(frame["mean cosine"], expected, atol=1e-5)
+    assert len(frame) == model.layers + 1

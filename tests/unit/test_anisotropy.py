@@ -84,3 +84,15 @@ def test_smollm2_is_anisotropic_and_minilm_is_not():
     assert ((smollm2.contributions[[322, 481, 31]] > 0.032) & (smollm2.contributions[[322, 481, 31]] < 0.038)).all()
     minilm = an.anisotropy(load_model("minilm").table.weight)
     assert minilm.mean_cosine == pytest.approx(0.018, abs=0.002)
+
+
+def test_layer_anisotropy_against_every_pair():
+    rng = np.random.default_rng(1)
+    states = rng.normal(size=(3, 7, 5)) + np.array([0.0, 1.0, 3.0])[:, None, None]     # (L+1, T, d)
+    states[:, 0] *= 50                                                                   # a huge first position
+    for skip in (False, True):
+        result = an.layer_anisotropy(states, skip_first=skip)
+        for layer in range(3):
+            mean, parts = brute_force(states[layer, int(skip):])
+            assert result.mean_cosine[layer] == pytest.approx(mean, abs=1e-6)
+            np.testing.assert_allclose(result.contributions[layer], parts, atol=1e-6)
