@@ -27,6 +27,7 @@ for column, (page, label, icon) in zip(beyond, [
         ("app_pages/directions.py", "Word directions → **Axes & analogies**", "🧭"),
         ("app_pages/compare.py", "Two tables → **Compare tables**", "⚖️")]):
     column.page_link(page, label=label, icon=icon)
+st.page_link("app_pages/hidden.py", label="What a table hides → **Hidden in the table**", icon="🐟")
 
 st.subheader("Token id vs one-hot vs embedding vs contextual vector")
 token_ids = widgets.sentence_ids(table)

@@ -1,0 +1,125 @@
+"""Hidden in the table: under-trained tokens (candidates, references, verification, CSV)."""
+from __future__ import annotations
+
+import io
+
+import numpy as np
+import pandas as pd
+from helpers import assert_clean, figure, open_page, texts
+
+
+def metric(at, label: str) -> str:
+    return next(m.value for m in at.metric if m.label == label)
+
+
+def candidates_frame(at) -> pd.DataFrame:
+    return next(frame.value for frame in at.dataframe if "indicator" in frame.value.columns)
+
+
+def test_toy_table_says_the_ranking_is_all_there_is():
+    at = open_page("hidden")
+    assert_clean(at)
+    assert any("3 tokens" in w for w in texts(at.warning))
+    assert any("none found" in c for c in texts(at.caption))
+    assert metric(at, "Candidates") == "2"          # two of its 3 rows tie at the lowest length, √2
+    assert any("causal language model" in i for i in texts(at.info))
+
+
+def test_minilm_unused_rows_dominate_and_settings_are_in_the_url():
+    at = open_page("hidden", table="minilm", pct="1")
+    assert_clean(at)
+    frame = candidates_frame(at)
+    assert metric(at, "Candidates") == "306"
+    assert frame["token"].str.startswith("[unused").mean() > 0.6
+    assert at.query_params["pct"] == "1.0" and at.query_params["indicator"] == "norm"
+    at.radio(key="hid_indicator").set_value("cosine_pc").run()
+    assert_clean(at)
+    assert at.query_params["indicator"] == "cosine_pc"
+    assert candidates_frame(at)["token"].str.startswith("[unused").mean() > 0.6
+    histogram = figure(at, 0)
+    assert histogram["data"][1]["name"] == "reference (unused) tokens"
+    names = {trace.get("name") for trace in figure(at, 1)["data"]}
+    assert {"candidates", "reference tokens"} <= names
+
+
+def test_bad_link_values_are_said_and_not_used():
+    at = open_page("hidden", table="minilm", pct="99", indicator="magic", refs="=HYPERLINK(1)")
+    assert_clean(at)
+    shown = " ".join(texts(at.warning) + texts(at.error))
+    assert "'pct'" in shown and "'indicator'" in shown and "not a row or a range" in shown
+    assert metric(at, "Candidates") == "611"
+
+
+def test_typed_references_drive_the_cosine_indicator():
+    at = open_page("hidden", table="minilm", indicator="cosine", refs="1-3")
+    assert_clean(at)
+    assert any("3 rows typed above" in c for c in texts(at.caption))
+    assert metric(at, "Reference tokens among them") != "0"
+
+
+def test_csv_cells_cannot_run_as_formulas():
+    from ui.hidden import csv_text
+
+    frame = pd.DataFrame({"token": ["=1+1", "+cmd", "-x", "@a", "\tb", "plain"], "id": [1, 2, 3, 4, 5, 6],
+                          "indicator": [-1.5, 0.1, 0.2, 0.3, 0.4, 0.5]})
+    read = pd.read_csv(io.StringIO(csv_text(frame)))
+    assert read["token"].tolist()[:5] == ["'=1+1", "'+cmd", "'-x", "'@a", "'\tb"]
+    assert read["token"].tolist()[5] == "plain" and np.isclose(read["indicator"][0], -1.5)
+
+
+def test_smollm2_verification_runs_and_fills_the_table():
+    at = open_page("hidden", table="smollm2", nver="1")
+    assert_clean(at)
+    assert at.query_params["indicator"] == "cosine_pc"
+    top = candidates_frame(at)["token"].head(15).tolist()
+    assert "ManagementPlaneProtection" in top
+    at.button(key="hid_verify").click().run()
+    assert_clean(at)
+    frame = candidates_frame(at)
+    assert "max p (repeat)" in frame.columns and (frame["verified (p < 0.01)"] == "yes").sum() == 1
+    bars = next(f for f in (figure(at, i) for i in range(len(at.get("plotly_chart"))))
+                if "verified" in f["layout"]["title"]["text"])
+    assert "1 of 1 verified" in bars["layout"]["title"]["text"]
+
+
+def test_smollm2_anisotropy_and_standardised_neighbours():
+    at = open_page("hidden", table="smollm2", tokens="king queen cat")
+    assert_clean(at)
+    assert metric(at, "Mean cosine, every pair (exact)") == "0.4423"
+    bars = next(f for f in (figure(at, i) for i in range(len(at.get("plotly_chart"))))
+                if "dimensions that make most" in f["layout"]["title"]["text"])
+    assert bars["data"][0]["x"][:3] == ["dim 322", "dim 481", "dim 31"]
+    overlap = next(frame.value for frame in at.dataframe if "overlap@10" in frame.value.columns)
+    assert len(overlap) == 3 and (overlap["overlap@10"] <= 1).all()
+    at.toggle(key="hid_z").set_value(True).run()
+    assert_clean(at)
+    assert at.query_params["z"] == "True"
+    bars = next(f for f in (figure(at, i) for i in range(len(at.get("plotly_chart"))))
+                if "Standardised table" in f["layout"]["title"]["text"])
+    assert "dim 322" not in bars["data"][0]["x"][:3]
+
+
+def test_toy_table_anisotropy_says_it_means_little():
+    at = open_page("hidden", z="1")
+    assert_clean(at)
+    assert any("ordered pairs says little" in w for w in texts(at.warning))
+    assert any("cannot change" in i for i in texts(at.info))
+
+
+def test_layers_of_a_text_are_every_pair_of_its_vectors():
+    from ui import cached
+
+    text = "The cat sat on the mat because it was warm"
+    at = open_page("hidden", table="smollm2", text=text)
+    assert_clean(at)
+    assert at.query_params["sink"] == "True"          # a causal model: the sink is left out by default
+    frame = next(frame.value for frame in at.dataframe if "top dimension" in frame.value.columns)
+    model = cached.loaded_model("smollm2")
+    states = model.run(model.encode(text)).hidden_states[:, 1:].astype(np.float64)      # (L+1, T-1, d)
+    unit = states / np.linalg.norm(states, axis=2, keepdims=True)
+    count = unit.shape[1]
+    gram = [u @ u.T for u in unit]                                                        # every pair's cosine
+    expected = [(g.sum() - np.trace(g)) / (count * (count - 1)) for g in gram]
+    # the page sums float32 unit rows in float64: ~1e-7 measured, 1e-5 allowed
+    np.testing.assert_allclose(frame["mean cosine"], expected, atol=1e-5)
+    assert len(frame) == model.layers + 1

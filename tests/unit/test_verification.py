@@ -1,0 +1,85 @@
+"""Verification of under-trained candidates (core.models.verification) against transformers itself."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from core.models import verification as ver
+
+
+@pytest.fixture(scope="module")
+def smollm2():
+    from core.models.pretrained import load_model
+
+    return load_model("smollm2")
+
+
+def generated_probabilities(module, prompts: list[list[int]], targets: list[int]) -> tuple[np.ndarray, np.ndarray]:
+    """transformers' own greedy generate, one prompt at a time (as magikarp runs it): p(target) at
+    each step (B, 3), NaN after generate stopped at an end-of-text token, and the tokens (-1 there)."""
+    import torch
+
+    probabilities = np.full((len(prompts), ver.GENERATED_TOKENS), np.nan)
+    tokens = np.full((len(prompts), ver.GENERATED_TOKENS), -1)
+    for b, (prompt, target) in enumerate(zip(prompts, targets)):
+        with torch.inference_mode():
+            out = module.generate(torch.tensor([prompt]), max_new_tokens=ver.GENERATED_TOKENS, do_sample=False,
+                                  output_logits=True, return_dict_in_generate=True, pad_token_id=0)
+        for step, logits in enumerate(out.logits):
+            probabilities[b, step] = torch.softmax(logits[0].float(), dim=-1)[target].item()
+        generated = out.sequences[0, len(prompt):].numpy()
+        tokens[b, :len(generated)] = generated
+    return probabilities, tokens
+
+
+def test_layer_by_layer_float32_equals_generate_on_a_small_model(smollm2):
+    """A random 2-layer Llama (float32, SmolLM2's tokenizer): the float32 layer copies with the KV
+    cache give transformers' generate's probabilities and greedy tokens."""
+    import torch
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    from core.models.pretrained import _wrap
+
+    torch.manual_seed(0)
+    config = LlamaConfig(vocab_size=smollm2.table.vocab_size, hidden_size=64, intermediate_size=128,
+                         num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2,
+                         max_position_embeddings=512, tie_word_embeddings=True, attn_implementation="eager")
+    small = _wrap("small", LlamaForCausalLM(config), smollm2.tokenizer, "test")
+    prompt_ids = ver.build_prompt_ids(small)
+    rows = [100, 2322, 36744]
+    result = ver.verify(small, rows, prompt_ids, batch=2)         # two batches: 2 + 1 candidates
+    for p in range(len(ver.PROMPTS)):
+        expected, tokens = generated_probabilities(small.model, [ver.prompts_for(prompt_ids, r)[p] for r in rows], rows)
+        # float32 both ways, the same products in another grouping: ~1e-7 relative measured
+        np.testing.assert_allclose(result.probabilities[:, p], expected, rtol=1e-4, atol=1e-9)
+        assert (result.outputs[:, p][tokens >= 0] == tokens[tokens >= 0]).all()
+
+
+def test_prompts_hold_the_candidate_where_the_placeholder_was(smollm2):
+    prompt_ids = ver.build_prompt_ids(smollm2)
+    for ids, prompt, own in zip(prompt_ids.ids, ver.PROMPTS, ver.prompts_for(prompt_ids, 45175)):
+        assert ids.count(prompt_ids.placeholder) == 2 * prompt.repeats + 1
+        assert own.count(45175) == 2 * prompt.repeats + 1 and len(own) == len(ids)
+    text = smollm2.tokenizer.decode(list(prompt_ids.ids[1]))
+    assert text.startswith("This helpful assistant") and text.endswith("Assistant: '")
+
+
+def test_smollm2_verified_tokens_cannot_be_repeated(smollm2):
+    """Two of SmolLM2's top candidates are verified (p < 0.01); transformers' generate, run directly
+    on the prepared model's weights, agrees that neither is ever repeated with p >= 0.01. Both sides
+    in float32 (transformers on a float32 copy: its float16 matmuls take minutes on a CPU)."""
+    import copy
+
+    rows = [45175, 48047]                       # 'Ġtransistorsum', 'ĠInstancePreprocess'
+    prompt_ids = ver.build_prompt_ids(smollm2)
+    result = ver.verify(smollm2, rows, prompt_ids)
+    assert result.verified.all(), result.max_probability
+    with smollm2.lock:
+        module = copy.deepcopy(smollm2.model).float()
+    for p in range(len(ver.PROMPTS)):
+        expected, tokens = generated_probabilities(module, [ver.prompts_for(prompt_ids, r)[p] for r in rows], rows)
+        assert np.nanmax(expected) < ver.VERIFIED_BELOW
+        # float32 both ways, products grouped differently: relative ~1e-5 measured on these tiny p
+        np.testing.assert_allclose(result.probabilities[:, p], expected, rtol=2e-3, atol=1e-12)
+        assert (result.outputs[:, p][tokens >= 0] == tokens[tokens >= 0]).all()
+    assert np.isnan(result.probabilities).any()       # '<|im_end|>' ended some answers: those steps do not count
