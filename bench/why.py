@@ -16,6 +16,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 CLEAN = "The famous Eiffel Tower is located in the beautiful city of"
 CORRUPT = "The famous Colosseum is located in the beautiful city of"
+SAMPLED_CELLS = 30
 
 
 def separate_passes(model, clean: list[int], corrupt: list[int], cells: list[tuple[int, int]]) -> list:
@@ -54,16 +55,20 @@ def patching_rows() -> list[dict]:
     start = time.perf_counter()
     grid = activation_patching(model, clean, corrupt)
     ours_ms = 1000 * (time.perf_counter() - start)
-    cells = [(layer, position) for layer in range(model.layers) for position in range(len(clean))]
+    print(f"batched: {ours_ms:,.0f} ms", flush=True)
+    T = len(clean)
+    every = [(layer, position) for layer in range(model.layers) for position in range(T)]
+    # one cell per layer, the positions in turn: the separate passes are timed on a sample of
+    # SAMPLED_CELLS and scaled to all L·T cells (every pass costs the same: one text of T tokens)
+    sample = [(layer, layer % T) for layer in range(model.layers)][:SAMPLED_CELLS]
     start = time.perf_counter()
-    logits = separate_passes(model, clean, corrupt, cells)
-    separate_ms = 1000 * (time.perf_counter() - start)
-    separate = [float(row[grid.clean_answer] - row[grid.corrupt_answer]) for row in logits]
-    import numpy as np
-
-    gap = float(np.abs(np.array(separate).reshape(grid.differences.shape) - grid.differences).max())
-    return [{"benchmark": f"activation patching, SmolLM2, {len(cells)} cells of a 12-token pair", "ours ms": ours_ms,
-             "reference": f"{len(cells)} separate float16 passes with a hook {separate_ms:,.0f} ms",
+    logits = separate_passes(model, clean, corrupt, sample)
+    separate_ms = 1000 * (time.perf_counter() - start) * len(every) / len(sample)
+    gap = max(abs(float(row[grid.clean_answer] - row[grid.corrupt_answer]) - float(grid.differences[cell]))
+              for row, cell in zip(logits, sample))
+    return [{"benchmark": f"activation patching, SmolLM2, all {len(every)} cells of a 12-token pair", "ours ms": ours_ms,
+             "reference": f"{len(every)} separate float16 passes with a hook {separate_ms:,.0f} ms "
+                          f"(timed on {len(sample)}, scaled)",
              "ratio": f"{separate_ms / ours_ms:.2f}× faster", "target": "≤ 15 s", "met": ours_ms <= 15_000,
              "note": f"float32 layer by layer; largest logit-difference gap to the float16 passes {gap:.3f}"}]
 

@@ -65,11 +65,16 @@ def _patching(model, clean, corrupt):
     if result is not None:
         return result
     cells = model.layers * len(clean)
-    if not st.button(f"Patch all {cells:,} cells ({model.layers} layers × {len(clean)} positions)",
-                     key="why_patch_run", type="primary"):
-        st.caption("One pass per layer over a growing batch of runs; on SmolLM2 a 10-token pair takes about "
-                   "10–30 s on 2 cores. The result is shared with everyone who asks for the same pair.")
+    slot = st.empty()
+    with slot.container():
+        clicked = st.button(f"Patch all {cells:,} cells ({model.layers} layers × {len(clean)} positions)",
+                            key="why_patch_run", type="primary")
+        st.caption("One pass per layer over a growing batch of runs (about as much work as 15 passes per "
+                   "position); a minute or more on a busy 2-core server. The result is shared with everyone "
+                   "who asks for the same pair.")
+    if not clicked:
         return None
+    slot.empty()
     progress = st.progress(0.0, text="Patching, layer by layer…")
     try:
         result = why.computed(lambda: activation_patching(model, list(clean), list(corrupt), lambda done, total:

@@ -42,9 +42,11 @@ def layer_grid(values: np.ndarray, columns: list[str], title: str, colour_title:
         zmin=-bound if zero_centred else 0, zmax=bound, colorbar=dict(title=colour_title, thickness=12),
         xgap=1, ygap=1, hovertemplate="%{y}, %{x}: %{z:.4f}<extra></extra>"))
     fig.update_yaxes(autorange="reversed", type="category")
-    fig.update_xaxes(type="category", side="top", tickangle=-45 if max(map(len, columns), default=0) > 4 else 0)
-    fig = base_layout(fig, title, height=max(360, 24 * rows + 200))
-    fig.update_layout(margin=dict(t=150 if max(map(len, columns), default=0) > 4 else 90))
+    slanted = max(map(len, columns), default=0) > 4
+    # long labels (positions with their tokens) slant below the grid, where they cannot reach the title
+    fig.update_xaxes(type="category", side="bottom" if slanted else "top", tickangle=-45 if slanted else 0)
+    fig = base_layout(fig, title, height=max(360, 24 * rows + 220))
+    fig.update_layout(margin=dict(t=60, b=160) if slanted else dict(t=90))
     return fig
 
 

@@ -104,3 +104,12 @@ def test_layer_skipping_from_a_link():
     assert after - before == pytest.approx(rises[11], abs=2e-3)
     assert "layer 11 skipped" in figure(at, 1)["layout"]["title"]["text"]
     assert at.query_params["slayer"] == "11"
+
+
+def test_strangers_text_stays_text():
+    payload = "**b** [x](http://127.0.0.1:9/)"
+    at = open_page("why", table="smollm2", text=payload)
+    assert_clean(at)
+    bodies = [e.value for kind in ("markdown", "caption", "error", "warning", "info") for e in getattr(at, kind)]
+    assert bodies and not any("[x](http" in body or "**b**" in body for body in bodies)   # escaped: \[x\]\(http
+    assert any(figure(at, i)["layout"]["title"]["text"] for i in range(len(at.get("plotly_chart"))))
