@@ -3,6 +3,8 @@
     .venv/bin/python bench/run.py            # everything (about 9 minutes on 2 cores)
     .venv/bin/python bench/run.py compute    # only the NumPy/PyTorch parts (maps included)
     .venv/bin/python bench/run.py maps       # only axes, analogies, Procrustes, UMAP and t-SNE
+    .venv/bin/python bench/run.py inside     # only the model's inside: lens, ablations, ranking
+    .venv/bin/python bench/run.py search     # only the token search on Geometry (AppTest and Chromium)
 Writes the table to stdout and to bench/results/latest.md.
 """
 from __future__ import annotations
@@ -69,6 +71,18 @@ def main(parts: list[str]) -> None:
         measured(rows, "Procrustes", compute.procrustes_rows, tables, repeats)
         measured(rows, "UMAP", compute.umap_rows, tables)
         measured(rows, "t-SNE", compute.tsne_rows, tables)
+    if parts and "inside" in parts and "compute" not in parts:
+        measured(rows, "inside the model", compute.inside_model_rows, repeats)
+    if parts and "search" in parts and "app" not in parts:
+        import app_bench
+        from playwright.sync_api import sync_playwright
+
+        with sync_playwright() as playwright:
+            from browser_helpers import CHROMIUM, FLAGS
+
+            browser = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+            measured(rows, "token search", app_bench.search_rows, browser, repeats)
+            browser.close()
     if not parts or "app" in parts:
         import app_bench
         from playwright.sync_api import sync_playwright
@@ -83,6 +97,7 @@ def main(parts: list[str]) -> None:
             browser = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
             measured(rows, "cold start", app_bench.cold_start_rows, browser, repeats)
             measured(rows, "interaction", app_bench.interaction_rows, browser, repeats)
+            measured(rows, "token search", app_bench.search_rows, browser, repeats)
             measured(rows, "memory", app_bench.memory_rows, browser)
             browser.close()
     text = f"Machine: {header()}\n\nMedian of {repeats} repeats.\n\n{markdown(rows)}\n"

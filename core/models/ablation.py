@@ -128,9 +128,11 @@ def ablate(model: PretrainedModel, ids: list[int], head_sets: list[tuple[Head, .
 
 @contextlib.contextmanager
 def _one_thread() -> Iterator[None]:
-    """One torch thread for a pass of one row: its matrix products (12 tokens, SmolLM2) are too
-    small to share, and two threads waiting on each other on a busy 2-core server took ~7× the
-    CPU time of one (bench/compute.py measures both; the numbers are the same). torch's OpenMP
+    """One torch thread for ablations. A one-row pass (12 tokens, SmolLM2) is too small to share:
+    on the 2-core server, busy with other work, two threads waiting on each other took ~7× the CPU
+    time of one (0.24 s) and ~10× its wall time; the ranking took twice the CPU time (18.8 s
+    against 9.4 s), so even an idle second core would only have bought back that waiting. The
+    numbers are the same bit for bit (tests compare them with ordinary passes). torch's OpenMP
     setting belongs to the calling thread, so other sessions' passes keep theirs."""
     import torch
 
@@ -198,7 +200,7 @@ def head_importance(model: PretrainedModel, ids: list[int],
     embedded, args, kwargs = _first_layer_input(model, blocks, ids)      # (T, d) and the layers' other arguments
     state = embedded[None]                                               # row 0: no head switched off
     starts = [-1]                                                         # the layer each row's ablation is in
-    with torch.inference_mode():
+    with torch.inference_mode(), _one_thread():
         for layer, block in enumerate(blocks):
             fresh = state[:1].expand(heads, -1, -1)                      # (H, T, d): row 0's stream, one row per head
             state = torch.cat([state, fresh])
