@@ -24,18 +24,36 @@ from ui import cached
 LOG = logging.getLogger("embedding_lens.sessions")
 
 
+def _end_session(session) -> None:
+    """Shut an expired session down and drop its state (uploads, parsed tables, widget values).
+    Shutting down alone is not enough: Streamlit's message loop keeps its last flushed session in
+    a loop variable (runtime.py, Runtime._loop_coroutine) until another session sends something,
+    and that session's state would stay with it."""
+    session.shutdown()
+    session.session_state.clear()
+
+
 def _expire_on_event_loop(runtime) -> set[str]:
     """On the event loop (where Streamlit touches its session storage): shut expired stored
     sessions down; return the ids of the sessions still alive (connected or kept for reconnect)."""
     manager = runtime._session_mgr
     storage = getattr(getattr(manager, "_session_storage", None), "_cache", None)
     expire = getattr(storage, "expire", None)
-    if expire is not None:
+    if expire is None:
+        LOG.warning("Streamlit's session storage has no expire(): ended sessions are not released early")
+    else:
         with getattr(manager, "_storage_lock", threading.Lock()):
             expired = expire()
         for _, info in expired:
-            info.session.shutdown()
-    return {info.session.id for info in manager.list_sessions()}
+            _end_session(info.session)
+    live = {info.session.id for info in manager.list_sessions()}
+    # Streamlit's own TTL reaping (when another visitor connects) drops sessions without shutting
+    # them down: their uploaded files would stay in the file manager for good.
+    files = runtime.uploaded_file_mgr
+    for session_id in list(getattr(files, "file_storage", {})):
+        if session_id not in live:
+            files.remove_session_files(session_id)
+    return live
 
 
 def sweep_once(timeout: float = 30.0) -> dict:
