@@ -77,6 +77,8 @@ def test_smollm2_verification_runs_and_fills_the_table():
     assert_clean(at)
     frame = candidates_frame(at)
     assert "max p (repeat)" in frame.columns and (frame["verified (p < 0.01)"] == "yes").sum() == 1
+    verified = frame[frame["verified (p < 0.01)"] == "yes"]["token"].tolist()
+    assert verified == ["Ġtransistorsum"]          # the special tokens above it are not asked
     bars = next(f for f in (figure(at, i) for i in range(len(at.get("plotly_chart"))))
                 if "verified" in f["layout"]["title"]["text"])
     assert "1 of 1 verified" in bars["layout"]["title"]["text"]
