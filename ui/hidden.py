@@ -209,9 +209,12 @@ def show_candidates(table: EmbeddingTable, frame: pd.DataFrame, found: vh.Candid
 
 
 def verification_rows(model, candidate_rows: np.ndarray, count: int) -> np.ndarray:
-    """The first `count` candidates a prompt can hold: the tokenizer's special tokens are left out
-    (magikarp verifies ordinary tokens only; a special token is never typed by a writer)."""
-    special = set(model.tokenizer.all_special_ids)
+    """The first `count` candidates a prompt can hold: special tokens are left out (magikarp verifies
+    ordinary tokens only; a special token is never typed by a writer): the tokenizer's own, its
+    added tokens, and tokens written like one ('<gh_stars>', '[CLS]')."""
+    special = set(model.tokenizer.all_special_ids) | set(model.tokenizer.get_added_vocab().values())
+    kinds = cached.token_kind_codes(model.table)
+    special |= {int(r) for r in candidate_rows if TOKEN_KINDS[kinds[r]] == "special"}
     return np.array([int(r) for r in candidate_rows if int(r) not in special][:count], dtype=np.int64)
 
 

@@ -77,6 +77,8 @@ def test_smollm2_verification_runs_and_fills_the_table():
     assert_clean(at)
     frame = candidates_frame(at)
     assert "max p (repeat)" in frame.columns and (frame["verified (p < 0.01)"] == "yes").sum() == 1
+    verified = frame[frame["verified (p < 0.01)"] == "yes"]["token"].tolist()
+    assert verified == ["Ġtransistorsum"]          # the special tokens above it are not asked
     bars = next(f for f in (figure(at, i) for i in range(len(at.get("plotly_chart"))))
                 if "verified" in f["layout"]["title"]["text"])
     assert "1 of 1 verified" in bars["layout"]["title"]["text"]
@@ -123,3 +125,33 @@ def test_layers_of_a_text_are_every_pair_of_its_vectors():
     # the page sums float32 unit rows in float64: ~1e-7 measured, 1e-5 allowed
     np.testing.assert_allclose(frame["mean cosine"], expected, atol=1e-5)
     assert len(frame) == model.layers + 1
+
+
+def hidden_page_on_an_upload():
+    import runpy
+
+    import numpy as np
+
+    from core.tables import EmbeddingTable
+    from ui import tables
+
+    rng = np.random.default_rng(0)
+    weight = rng.normal(size=(400, 8)).astype(np.float32) + 1.0
+    weight[:5] = 0.25                                    # five identical rows: found as references
+    tokens = tuple(["=cmd()"] + [f"w{i}" for i in range(1, 400)])
+    tables.keep_upload(EmbeddingTable("mine.npy", weight, tokens, np.arange(400), key="upload:mine"))
+    runpy.run_path("app_pages/hidden.py")
+
+
+def test_an_upload_finds_its_identical_rows_and_its_csv_is_safe():
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_function(hidden_page_on_an_upload, default_timeout=60).run()
+    assert_clean(at)
+    assert any("5 rows that share one exact vector" in c for c in texts(at.caption))
+    assert metric(at, "Reference tokens among them") == "5"        # the shortest rows are those five
+    frame = candidates_frame(at)
+    assert frame["token"].iloc[0] == "=cmd()"                      # shown as it is in the page...
+    from ui.hidden import csv_text
+    assert csv_text(frame).splitlines()[1].split(",")[1] == "'=cmd()"   # ...and neutralised in the file
+    assert metric(at, "Mean cosine, every pair (exact)") != "nan"
