@@ -62,15 +62,17 @@ class DerivedStore:
             return found.value
         with self._lock:
             key_lock = self._computing.setdefault(key, threading.Lock())
-        with key_lock:
-            found = self._lookup(key, owner)
-            if found is not None:
-                return found.value
-            value = compute()
-            self._keep(key, _Entry(value, size_of(value), tables, {owner} if owner else set()))
-        with self._lock:
-            self._computing.pop(key, None)
-        return value
+        try:
+            with key_lock:
+                found = self._lookup(key, owner)
+                if found is not None:
+                    return found.value
+                value = compute()
+                self._keep(key, _Entry(value, size_of(value), tables, {owner} if owner else set()))
+                return value
+        finally:
+            with self._lock:
+                self._computing.pop(key, None)
 
     def _lookup(self, key: Hashable, owner: str | None) -> _Entry | None:
         with self._lock:
