@@ -65,5 +65,9 @@ def test_the_lock_link_fixes_the_table_picker():
     picker = next(s for s in at.sidebar.selectbox if s.label == "Embedding table")
     assert picker.disabled and picker.value == "seed003"
     assert any("teacher" in c for c in texts(at.sidebar.caption))
+    link = at.sidebar.code[-1].value
+    assert link.startswith("/lookup?") and "table=seed003" in link and "lock=1" in link
     at = open_page("lookup", table="seed003")
+    at.toggle(key="class_link_lock").set_value(False).run()
+    assert "lock=1" not in at.sidebar.code[-1].value and "table=seed003" in at.sidebar.code[-1].value
     assert not next(s for s in at.sidebar.selectbox if s.label == "Embedding table").disabled
