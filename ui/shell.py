@@ -38,8 +38,25 @@ def _presentation_mode() -> bool:
 
 
 def locked() -> bool:
-    """A teacher's link (lock=1) fixes the sidebar's table choice for the session."""
-    return bool(state.keep("lock", False, query="lock", parse=_parse_lock))
+    """A teacher's link (lock=1) fixes the sidebar's table choice for the session. Kept in the URL
+    only while locked (an unlocked view's link carries no lock=)."""
+    if "keep_lock" not in st.session_state:
+        value = False
+        if "lock" in st.query_params:
+            try:
+                value = _parse_lock(st.query_params["lock"])
+            except ValueError as error:
+                state.warn_later(f"The link's 'lock' value was not used: {error}")
+        st.session_state["keep_lock"] = value
+    if st.session_state["keep_lock"]:        # registered as a URL value this run: sync keeps lock=1
+        st.session_state[LOCK_TEXT] = "1"
+        st.session_state.setdefault(state.QUERY_KEYS, {})["lock"] = LOCK_TEXT
+        if st.query_params.get("lock") != "1":
+            st.query_params["lock"] = "1"
+    return bool(st.session_state["keep_lock"])
+
+
+LOCK_TEXT = "keep_lock_text"      # "1": what the URL's lock= holds while the session is locked
 
 
 def _parse_lock(raw: str) -> bool:
@@ -125,14 +142,16 @@ def shell():
 def class_link(page) -> None:
     """Sidebar: the link for your class — this view (page, table, text, settings, tour step) with the
     table choice locked. Drawn after the page ran, so the link carries every value the page used."""
-    base = st.context.url
+    base = (st.context.url or "").rstrip("/")
+    if page.url_path and base.endswith(f"/{page.url_path}"):     # a deep link's url keeps its page's path
+        base = base[: -len(page.url_path) - 1]
     with st.sidebar.expander("Copy the link for your class"):
         lock = st.toggle("Lock the table choice", value=True, key="class_link_lock",
                          help="Students who open the link cannot switch to another table in the sidebar.")
         params = {key: value for key, value in st.query_params.to_dict().items() if key != "lock"}
         if lock:
             params["lock"] = "1"
-        path = f"{base.rstrip('/')}/{page.url_path}" if base else f"/{page.url_path}"
+        path = f"{base}/{page.url_path}"
         st.code(f"{path}?{urlencode(params)}" if params else path, language=None, wrap_lines=True)
         st.caption("Copy it with the button at the block's right: everyone who opens it sees this page "
                    "with this table, text and settings. Answers and edits stay in each student's own session.")
