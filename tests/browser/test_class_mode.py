@@ -112,6 +112,14 @@ def test_questions_and_tour_bar_fit_small_screens(server, browser, size):
         for index in range(buttons.count()):
             box = buttons.nth(index).bounding_box()
             assert box["x"] >= 0 and box["x"] + box["width"] <= size["width"], (size, index, box)
+        if size is TABLET:             # the learner's notes, as a download: the answer given and the right one
+            with tab.expect_download() as download:
+                tab.locator(".st-key-tour_notes button").click()
+            notes = download.value
+            assert re.fullmatch(r"seed004-notes-\d{4}-\d{2}-\d{2}\.md", notes.suggested_filename)
+            text = open(notes.path(), encoding="utf-8").read()
+            assert "## Step 2. A small id gap is not similarity" in text
+            assert "Your answer: dog (not right)" in text and "The answer: **is**" in text
         SCREENSHOTS.mkdir(exist_ok=True)
         tab.screenshot(path=str(SCREENSHOTS / f"class_mode_{size['width']}.png"), full_page=True)
     finally:
