@@ -71,3 +71,14 @@ def test_the_lock_link_fixes_the_table_picker():
     at.toggle(key="class_link_lock").set_value(False).run()
     assert "lock=1" not in at.sidebar.code[-1].value and "table=seed003" in at.sidebar.code[-1].value
     assert not next(s for s in at.sidebar.selectbox if s.label == "Embedding table").disabled
+
+
+def test_a_tampered_lock_is_said_and_an_unlocked_link_carries_none():
+    at = open_page("lookup", table="seed003", lock="yes")
+    assert_clean(at)
+    assert any("'lock' value was not used" in w and "is not 1 (locked) or 0" in w for w in texts(at.warning))
+    assert not next(s for s in at.sidebar.selectbox if s.label == "Embedding table").disabled
+    assert "lock" not in at.query_params
+    at = open_page("lookup", table="seed003", lock="1")
+    at.text_input(key="lookup_text").input("dog").run()
+    assert at.query_params["lock"] == "1" and at.query_params["text"] == "dog"    # kept on every run
