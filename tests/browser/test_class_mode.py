@@ -112,6 +112,13 @@ def test_questions_and_tour_bar_fit_small_screens(server, browser, size):
         for index in range(buttons.count()):
             box = buttons.nth(index).bounding_box()
             assert box["x"] >= 0 and box["x"] + box["width"] <= size["width"], (size, index, box)
+        tab.locator('[data-testid="stExpandSidebarButton"]').click()       # the teacher's link, on the sidebar
+        tab.get_by_text("Copy the link for your class").click()
+        tab.locator('[data-testid="stSidebar"] [data-testid="stCode"]').last.wait_for()
+        width, room = tab.evaluate(OVERFLOW_JS)
+        assert width <= room, (size, "sidebar", width, room)
+        code = tab.locator('[data-testid="stSidebar"] [data-testid="stCode"]').last.bounding_box()
+        assert code["x"] + code["width"] <= size["width"], (size, code)
         if size is TABLET:             # the learner's notes, as a download: the answer given and the right one
             with tab.expect_download() as download:
                 tab.locator(".st-key-tour_notes button").click()
