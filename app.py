@@ -9,3 +9,4 @@ warm.show_warm_up()           # the first run starts the server's warm-up; visit
 page.run()
 state.show_pending_warnings()
 state.sync_query_params()
+shell.class_link(page)      # the link for a class: every value this run put in the URL

@@ -5,6 +5,7 @@ a deep link, outside this shell."""
 from __future__ import annotations
 
 import re
+from urllib.parse import urlencode
 
 import streamlit as st
 
@@ -37,6 +38,38 @@ def _presentation_mode() -> bool:
                             parse=lambda raw: raw in ("1", "True", "true")))
 
 
+def locked() -> bool:
+    """A teacher's link (lock=1) fixes the sidebar's table choice for the session. Kept in the URL
+    only while locked (an unlocked view's link carries no lock=)."""
+    if "keep_lock" not in st.session_state:
+        value = False
+        if "lock" in st.query_params:
+            try:
+                value = _parse_lock(st.query_params["lock"])
+            except ValueError as error:
+                state.warn_later(f"The link's 'lock' value was not used: {error}")
+        st.session_state["keep_lock"] = value
+    if st.session_state["keep_lock"]:        # registered as a URL value this run: sync keeps lock=1
+        st.session_state[LOCK_TEXT] = "1"
+        st.session_state.setdefault(state.QUERY_KEYS, {})["lock"] = LOCK_TEXT
+        if st.query_params.get("lock") != "1":
+            st.query_params["lock"] = "1"
+    return bool(st.session_state["keep_lock"])
+
+
+LOCK_TEXT = "keep_lock_text"      # "1": what the URL's lock= holds while the session is locked
+
+
+def _parse_lock(raw: str) -> bool:
+    if raw not in ("0", "1"):
+        raise ValueError(f"{raw[:40]!r} is not 1 (locked) or 0")
+    return raw == "1"
+
+
+LOCKED_SAID = ("🔒 The table is fixed by your teacher's link, so the class looks at the same table. "
+               "Open the app without lock=1 in the address to choose another.")
+
+
 def _table_picker() -> None:
     name = state.keep("table", tables.DEFAULT_TABLE, query="table", parse=tables.parse_table_name)
     try:
@@ -47,8 +80,12 @@ def _table_picker() -> None:
         state.set_kept("table", tables.DEFAULT_TABLE)
         tables.forget_table(name)
     choices = tables.table_choices()
+    fixed = locked()
     state.kept_widget(st.sidebar.selectbox, "Embedding table", "table", tables.DEFAULT_TABLE,
-                       options=list(choices), format_func=lambda key: picker_label(choices.get(key, key)))
+                       options=list(choices), format_func=lambda key: picker_label(choices.get(key, key)),
+                       disabled=fixed)
+    if fixed:
+        st.sidebar.caption(LOCKED_SAID)
     tables.reset_view_on_table_change()
     table = tables.active_table()
     st.sidebar.caption(f"**{table.vocab_size:,} × {table.width}** · {md(table.source)}")
@@ -90,10 +127,32 @@ def shell():
     page = st.navigation(every_page)
     tours.follow_tour(page, every_page)     # a tour step sets the view before the sidebar reads it
     _table_picker()
-    loaders.sidebar_loaders()
+    if locked():               # a locked class link: no loading other tables either
+        from ui.session_memory import session_sweeper
+        session_sweeper()
+    else:
+        loaders.sidebar_loaders()
     _sidebar_settings()
     about_this_server()
     tours.tour_picker()
     state.show_pending_warnings()
     tours.tour_bar()
     return page
+
+
+def class_link(page) -> None:
+    """Sidebar: the link for your class — this view (page, table, text, settings, tour step) with the
+    table choice locked. Drawn after the page ran, so the link carries every value the page used."""
+    base = (st.context.url or "").rstrip("/")
+    if page.url_path and base.endswith(f"/{page.url_path}"):     # a deep link's url keeps its page's path
+        base = base[: -len(page.url_path) - 1]
+    with st.sidebar.expander("Copy the link for your class"):
+        lock = st.toggle("Lock the table choice", value=True, key="class_link_lock",
+                         help="Students who open the link cannot switch to another table in the sidebar.")
+        params = {key: value for key, value in st.query_params.to_dict().items() if key != "lock"}
+        if lock:
+            params["lock"] = "1"
+        path = f"{base}/{page.url_path}"
+        st.code(f"{path}?{urlencode(params)}" if params else path, language=None, wrap_lines=True)
+        st.caption("Copy it with the button at the block's right: everyone who opens it sees this page "
+                   "with this table, text and settings. Answers and edits stay in each student's own session.")

@@ -2,10 +2,13 @@
 Previous / Next; the tour and step live in the URL (tour=, tstep=), so a link starts a tour there."""
 from __future__ import annotations
 
+import datetime
+
 import streamlit as st
 
+from core.lessons.notes import notes_file_name, notes_markdown
 from core.lessons.tours import TOURS
-from ui import state
+from ui import keyboard, questions, state
 
 APPLIED = "_tour_applied"       # the (tour, step) whose view was last put in place
 
@@ -62,20 +65,43 @@ def _end() -> None:
     state.set_kept("tour_step", 0)
 
 
+def _toggle_presenting() -> None:
+    state.set_kept("present", not st.session_state.get("keep_present", False))
+
+
+KEYS_SAID = "Keys: ← previous · → next · Esc ends the tour · P presentation mode"
+
+
 def tour_bar() -> None:
-    """The active step: where it is in the tour, its narration, and the way on."""
+    """The active step: where it is in the tour, its narration, its questions, and the way on."""
     name, index = current_tour()
     if not name:
         return
     tour, step = TOURS[name], TOURS[name].steps[index]
-    with st.container(border=True):
+    with st.container(border=True, key="tour_bar"):
         st.markdown(f"**{tour.title}** · step {index + 1} of {len(tour.steps)}: **{step.title}**")
         st.markdown(step.narration)
-        back, forward, end = st.columns([1, 1, 4])
-        back.button("◀ Previous", key="tour_back", on_click=_go, args=(-1,), disabled=index == 0)
-        forward.button("Next ▶", key="tour_next", on_click=_go, args=(1,), disabled=index == len(tour.steps) - 1,
-                       type="primary")
-        end.button("End the tour", key="tour_end", on_click=_end)
+        for question in step.questions:
+            questions.ask(name, question)
+        with st.container(horizontal=True, key="tour_buttons"):
+            st.button("◀ Previous", key="tour_back", on_click=_go, args=(-1,), disabled=index == 0)
+            st.button("Next ▶", key="tour_next", on_click=_go, args=(1,),
+                      disabled=index == len(tour.steps) - 1, type="primary")
+            st.button("End the tour", key="tour_end", on_click=_end)
+            st.button("Presentation mode", key="tour_present", on_click=_toggle_presenting,
+                      icon=":material/slideshow:")
+            _notes_button(name)
+        st.caption(KEYS_SAID)
+        keyboard.tour_keys()
+
+
+def _notes_button(name: str) -> None:
+    """Download my notes: the tour with this session's answers, as Markdown named after the tour and day."""
+    today = datetime.date.today()
+    text = notes_markdown(name, TOURS[name], questions.answers(), questions.table_for, questions.reveal_of,
+                          questions.shown_answer, today)
+    st.download_button("Download my notes", text, file_name=notes_file_name(name, today), mime="text/markdown",
+                       key="tour_notes", icon=":material/download:", on_click="ignore")
 
 
 def tour_picker() -> None:

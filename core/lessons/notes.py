@@ -1,0 +1,69 @@
+"""The learner's notes: a tour as a Markdown file — each step's title and narration, the table it
+shows (as numbers: figures as images would need kaleido, which the app does not install), each
+question, the learner's answer and the right one."""
+from __future__ import annotations
+
+import datetime
+from typing import Callable
+
+from core.lessons.questions import Question, Reveal, is_right
+from core.lessons.tours import Tour
+from core.tables import EmbeddingTable
+
+MAX_NOTE_ROWS = 12      # a step's table is written out when it is this small (the seeds' are)
+
+
+def notes_file_name(tour_name: str, day: datetime.date) -> str:
+    """'seed004-notes-2026-11-30.md'."""
+    return f"{tour_name}-notes-{day.isoformat()}.md"
+
+
+def _cell(text: object) -> str:
+    """A Markdown table cell that shows the text as it is (pipes and line breaks would break the row)."""
+    return str(text).replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ").replace("`", "\\`")
+
+
+def table_markdown(table: EmbeddingTable) -> str:
+    """The table's rows as a Markdown table: token, id, the vector's coordinates."""
+    if table.vocab_size > MAX_NOTE_ROWS:
+        return f"*(a {table.vocab_size:,} × {table.width} table: too large to copy here)*"
+    header = "| token | id | " + " | ".join(f"x{j}" for j in range(table.width)) + " |"
+    rule = "|" + "---|" * (table.width + 2)
+    rows = [f"| {_cell(token)} | {int(token_id)} | " + " | ".join(f"{v:g}" for v in vector) + " |"
+            for token, token_id, vector in zip(table.tokens, table.ids, table.weight)]
+    return "\n".join([header, rule, *rows])
+
+
+def _question_lines(question: Question, reveal: Reveal | str, given, shown_given: str) -> list[str]:
+    lines = [f"**Question.** {question.prompt}", ""]
+    if isinstance(reveal, str):
+        return lines + [f"*{reveal}*", ""]
+    if given is None:
+        lines.append("- Your answer: *(not answered)*")
+    else:
+        verdict = "right" if is_right(question, reveal, given) else "not right"
+        lines.append(f"- Your answer: {_cell(shown_given)} ({verdict})")
+    lines += [f"- The answer: **{_cell(reveal.right)}**", f"- {_cell(reveal.numbers)} {_cell(reveal.why)}", ""]
+    return lines
+
+
+def notes_markdown(tour_name: str, tour: Tour, answers: dict, table_of: Callable[[str], EmbeddingTable],
+                   reveal_of: Callable[[Question], Reveal | str], shown: Callable[[Question, object], str],
+                   day: datetime.date) -> str:
+    """The whole tour as Markdown. answers: (tour_name, question key) -> the learner's answer;
+    table_of(name) gives a step's table; reveal_of(question) the computed answer or why there is none."""
+    lines = [f"# {tour.title}", "", f"Notes from Embedding Lens, {day.isoformat()}. "
+             "Figures are not included as images; each step's table is copied as numbers.", ""]
+    for number, step in enumerate(tour.steps, start=1):
+        lines += [f"## Step {number}. {step.title}", "", step.narration, ""]
+        table_name = step.view.get("keep_table")
+        if table_name:
+            try:
+                table = table_of(table_name)
+                lines += [f"Table: {_cell(table.name)}", "", table_markdown(table), ""]
+            except ValueError as error:
+                lines += [f"*(table {_cell(table_name)} could not be opened: {_cell(error)})*", ""]
+        for question in step.questions:
+            given = answers.get((tour_name, question.key))
+            lines += _question_lines(question, reveal_of(question), given, shown(question, given))
+    return "\n".join(lines).rstrip() + "\n"

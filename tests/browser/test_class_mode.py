@@ -1,0 +1,133 @@
+"""Class mode as a person uses it in Chromium (issue 27), one server for the module: the tour's keys
+(← → Esc P, not while typing in a box), the teacher's locked link opened in a second browser
+context, and the tour bar's questions on a 390 × 844 phone and a 768 × 1024 tablet with no
+horizontal scroll."""
+from __future__ import annotations
+
+import re
+
+import pytest
+from browser_helpers import SCREENSHOTS, free_port, require_chromium, start_server, stop_server, wait_until_idle
+
+require_chromium()
+PHONE, TABLET = {"width": 390, "height": 844}, {"width": 768, "height": 1024}
+OVERFLOW_JS = "() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]"
+
+
+@pytest.fixture(scope="module")
+def server():
+    port = free_port()
+    process = start_server(port)
+    yield f"http://127.0.0.1:{port}"
+    stop_server(process)
+
+
+def _step_said(page) -> str:
+    match = re.search(r"step (\d+) of (\d+)", page.locator(".st-key-tour_bar").inner_text())
+    return match.group(0) if match else ""
+
+
+def _keys_ready(page) -> None:
+    """The key handler's iframe loads after the page is idle: a person is not that fast, a test is."""
+    page.wait_for_function("() => typeof window.__lensTourKeys === 'function'", timeout=30_000)
+
+
+def _press(page, key: str, until: str | None = None) -> None:
+    """Press a key; wait until the address has `until` (the rerun it starts has landed), or a while."""
+    page.keyboard.press(key)
+    if until is None:
+        page.wait_for_timeout(1500)      # nothing should happen: give a wrong click the time to show
+    else:
+        page.wait_for_function("(part) => location.href.includes(part)", arg=until, timeout=60_000)
+    wait_until_idle(page, 0)
+    _keys_ready(page)
+
+
+def test_keys_move_through_the_tour_end_it_and_present(server, page):
+    page.goto(f"{server}/?tour=seed004&tstep=0")
+    wait_until_idle(page, 0)
+    _keys_ready(page)
+    assert _step_said(page) == "step 1 of 3"
+    assert "← previous · → next · Esc ends the tour · P presentation mode" in page.locator(".st-key-tour_bar").inner_text()
+    _press(page, "ArrowRight", until="tstep=1")
+    assert _step_said(page) == "step 2 of 3"
+    _press(page, "ArrowLeft", until="tstep=0")
+    assert _step_said(page) == "step 1 of 3"
+    box = page.locator(".st-key-tour_bar input[type=number]").first
+    box.click()
+    box.type("104")
+    _press(page, "ArrowRight")                                   # moves the caret, not the tour
+    _press(page, "p")                                            # a letter typed, not presentation mode
+    assert _step_said(page) == "step 1 of 3" and "present=True" not in page.url
+    page.locator(".st-key-tour_bar").get_by_text("Ids are call numbers").click()   # out of the box
+    _press(page, "p", until="present=True")
+    _press(page, "P", until="present=False")
+    page.keyboard.press("Escape")
+    page.wait_for_function("() => !location.href.includes('tour=seed004')", timeout=60_000)
+    wait_until_idle(page, 0)
+    assert page.locator(".st-key-tour_bar").count() == 0
+
+
+def test_the_class_link_opens_the_same_view_locked_elsewhere(server, browser):
+    teacher = browser.new_context(viewport={"width": 1400, "height": 1200})
+    student = browser.new_context(viewport={"width": 1400, "height": 1200})
+    try:
+        tab = teacher.new_page()
+        tab.goto(f"{server}/lookup?table=seed003&text=dog+cat")
+        wait_until_idle(tab, 0)
+        tab.get_by_text("Copy the link for your class").click()
+        link = tab.locator('[data-testid="stSidebar"] [data-testid="stCode"]').last.inner_text().strip()
+        assert link.startswith(f"{server}/lookup?") and "lock=1" in link and "table=seed003" in link, link
+        theirs = student.new_page()
+        theirs.goto(link)
+        wait_until_idle(theirs, 0)
+        picker = theirs.locator('[data-testid="stSidebar"] [data-testid="stSelectbox"]').first
+        assert picker.locator("input").is_disabled()
+        assert "cat / dog" in picker.locator("input").input_value()
+        assert "fixed by your teacher's link" in theirs.locator('[data-testid="stSidebar"]').inner_text()
+        assert theirs.locator("[data-testid=stMain] textarea, [data-testid=stMain] input[type=text]").first.input_value() == "dog cat"
+        assert "Load a model or your own table" not in theirs.locator('[data-testid="stSidebar"]').inner_text()
+    finally:
+        teacher.close()
+        student.close()
+
+
+@pytest.mark.parametrize("size", [PHONE, TABLET], ids=["phone", "tablet"])
+def test_questions_and_tour_bar_fit_small_screens(server, browser, size):
+    context = browser.new_context(viewport=size, is_mobile=size is PHONE, has_touch=size is PHONE)
+    try:
+        tab = context.new_page()
+        tab.goto(f"{server}/geometry?tour=seed004&tstep=1")
+        wait_until_idle(tab, 0, timeout=120)
+        width, room = tab.evaluate(OVERFLOW_JS)
+        assert width <= room, (size, width, room)
+        tab.locator(".st-key-tour_bar [data-testid=stRadio]").first.get_by_text("dog", exact=True).click()   # the id-gap question
+        tab.locator(".st-key-tour_bar").get_by_role("button", name="Check my answer").first.click()
+        tab.wait_for_function("() => document.querySelector('.st-key-tour_bar').innerText.includes('the answer is is')",
+                              timeout=60_000)
+        wait_until_idle(tab, 0)
+        width, room = tab.evaluate(OVERFLOW_JS)
+        assert width <= room, (size, width, room)
+        buttons = tab.locator(".st-key-tour_buttons button")
+        for index in range(buttons.count()):
+            box = buttons.nth(index).bounding_box()
+            assert box["x"] >= 0 and box["x"] + box["width"] <= size["width"], (size, index, box)
+        tab.locator('[data-testid="stExpandSidebarButton"]').click()       # the teacher's link, on the sidebar
+        tab.get_by_text("Copy the link for your class").click()
+        tab.locator('[data-testid="stSidebar"] [data-testid="stCode"]').last.wait_for()
+        width, room = tab.evaluate(OVERFLOW_JS)
+        assert width <= room, (size, "sidebar", width, room)
+        code = tab.locator('[data-testid="stSidebar"] [data-testid="stCode"]').last.bounding_box()
+        assert code["x"] + code["width"] <= size["width"], (size, code)
+        if size is TABLET:             # the learner's notes, as a download: the answer given and the right one
+            with tab.expect_download() as download:
+                tab.locator(".st-key-tour_notes button").click()
+            notes = download.value
+            assert re.fullmatch(r"seed004-notes-\d{4}-\d{2}-\d{2}\.md", notes.suggested_filename)
+            text = open(notes.path(), encoding="utf-8").read()
+            assert "## Step 2. A small id gap is not similarity" in text
+            assert "Your answer: dog (not right)" in text and "The answer: **is**" in text
+        SCREENSHOTS.mkdir(exist_ok=True)
+        tab.screenshot(path=str(SCREENSHOTS / f"class_mode_{size['width']}.png"), full_page=True)
+    finally:
+        context.close()

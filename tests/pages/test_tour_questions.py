@@ -1,0 +1,84 @@
+"""Predict, then reveal, as a learner does it in the tour bar: the answer is hidden until one is
+given; a right and a wrong answer are each told with the computed numbers; an edited table on
+screen gets its own answer; the teacher's lock=1 link fixes the table picker."""
+from __future__ import annotations
+
+from helpers import assert_clean, open_page, texts
+
+SUBMIT = "FormSubmitter:tourq_{tour}_{key}_form-Check my answer"
+
+
+def _answer(at, tour: str, key: str, value):
+    widget = next(w for w in [*at.radio, *at.number_input] if w.key == f"tourq_{tour}_{key}")
+    widget.set_value(value)
+    at.button(key=SUBMIT.format(tour=tour, key=key)).click().run()
+    assert_clean(at)
+    return at
+
+
+def test_right_and_wrong_answers_are_revealed_with_their_numbers():
+    at = open_page("home", tour="seed004", tstep="1")
+    assert_clean(at)
+    shown = " ".join(texts(at.caption) + texts(at.success) + texts(at.info))
+    assert "4734" not in shown and "0.997" not in shown                  # hidden until answered
+    _answer(at, "seed004", "id_gap_cat", "dog")                          # wrong: the id gap says "is"
+    said = " ".join(texts(at.info))
+    assert "you said dog" in said and "the answer is **is**" in said
+    assert any("|id cat − id is| = 3479" in c and "|id cat − id dog| = 4734" in c for c in texts(at.caption))
+    _answer(at, "seed004", "cosine_cat", "dog")                          # right: cos 0.997
+    assert any("Right: dog" in s for s in texts(at.success))
+    assert any("cos(cat, dog) = 0.997" in c for c in texts(at.caption))
+    at.button(key="tour_back").click().run()                             # another step, then back: kept
+    _answer(at, "seed004", "id_sleeping", 10447)
+    assert any("Right: 10447" in s for s in texts(at.success))
+    at.button(key="tour_next").click().run()
+    assert sum("seed004" in str(k) for k in at.session_state["tour_answers"]) == 3
+    assert len(texts(at.success)) == 1 and len(texts(at.info)) >= 1     # both answers still revealed here
+    at.button(key="tourq_seed004_cosine_cat_again").click().run()
+    assert not any("cos(cat, dog)" in c for c in texts(at.caption))      # asked again: hidden again
+
+
+def test_checking_nothing_asks_for_an_answer():
+    at = open_page("home", tour="seed000", tstep="0")
+    at.button(key=SUBMIT.format(tour="seed000", key="id_gamma")).click().run()
+    assert_clean(at)
+    assert any("Choose or type an answer first" in c for c in texts(at.caption))
+    assert "tour_answers" not in at.session_state or not at.session_state["tour_answers"]
+
+
+def test_an_edited_table_gets_its_own_answer():
+    """The question is computed from the table on screen: this session's edit of β (the Lookup
+    page's coordinate edit) moves it away from α, and γ becomes the right answer."""
+    from core.edits import CoordinateEdit
+
+    at = open_page("home", tour="seed000", tstep="1")
+    at.session_state["table_operations"] = {"seed000": [CoordinateEdit(row=1, column=1, value=5.0)]}
+    at.run()
+    _answer(at, "seed000", "closer_alpha", "β")
+    assert any("the answer is **γ**" in i for i in texts(at.info))
+    assert any("‖α − β‖² = 25.000" in c for c in texts(at.caption))
+
+
+def test_the_lock_link_fixes_the_table_picker():
+    at = open_page("lookup", table="seed003", lock="1")
+    assert_clean(at)
+    picker = next(s for s in at.sidebar.selectbox if s.label == "Embedding table")
+    assert picker.disabled and picker.value == "seed003"
+    assert any("teacher" in c for c in texts(at.sidebar.caption))
+    link = at.sidebar.code[-1].value
+    assert link.startswith("/lookup?") and "table=seed003" in link and "lock=1" in link
+    at = open_page("lookup", table="seed003")
+    at.toggle(key="class_link_lock").set_value(False).run()
+    assert "lock=1" not in at.sidebar.code[-1].value and "table=seed003" in at.sidebar.code[-1].value
+    assert not next(s for s in at.sidebar.selectbox if s.label == "Embedding table").disabled
+
+
+def test_a_tampered_lock_is_said_and_an_unlocked_link_carries_none():
+    at = open_page("lookup", table="seed003", lock="yes")
+    assert_clean(at)
+    assert any("'lock' value was not used" in w and "is not 1 (locked) or 0" in w for w in texts(at.warning))
+    assert not next(s for s in at.sidebar.selectbox if s.label == "Embedding table").disabled
+    assert "lock" not in at.query_params
+    at = open_page("lookup", table="seed003", lock="1")
+    at.text_input(key="lookup_text").input("dog").run()
+    assert at.query_params["lock"] == "1" and at.query_params["text"] == "dog"    # kept on every run

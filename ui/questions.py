@@ -1,0 +1,96 @@
+"""Predict, then reveal, in the tour bar: a step's questions (core.lessons.questions) asked with choices
+or a number; the right answer hidden until the learner answers, then shown with its numbers and why.
+Answers live in this session only (ANSWERS), never in the URL or on the server."""
+from __future__ import annotations
+
+import streamlit as st
+
+from core.lessons.questions import Question, Reveal, is_right
+from core.tables import EmbeddingTable
+from core.text import markdown_literal as md
+from ui import tables
+
+ANSWERS = "tour_answers"        # (tour, question key) -> the learner's answer, this session only
+UNANSWERED = "_tour_unanswered"  # the question whose Check was pressed with nothing chosen
+
+
+def answers() -> dict:
+    return st.session_state.setdefault(ANSWERS, {})
+
+
+def table_for(name: str) -> EmbeddingTable:
+    """The table a question is about, as on screen: this session's edited copy when it is the
+    sidebar's table, else the shared one."""
+    return tables.active_table() if tables.current_table_name() == name else tables.base_table(name)
+
+
+def reveal_of(question: Question) -> Reveal | str:
+    """The computed answer, or why this table cannot answer the question (plain text)."""
+    try:
+        return question.answer(table_for(question.table))
+    except ValueError as error:
+        return f"This question is about the seed's table and cannot be answered from the one on screen: {error}"
+
+
+def _widget_key(tour: str, question: Question) -> str:
+    return f"tourq_{tour}_{question.key}"
+
+
+def _check(tour: str, question: Question) -> None:
+    """The form's submit: read the widget's value now (the args were built a run before)."""
+    given = st.session_state.get(_widget_key(tour, question))
+    if given is None:
+        st.session_state[UNANSWERED] = (tour, question.key)
+        return
+    answers()[(tour, question.key)] = given
+
+
+def _ask_again(tour: str, question: Question) -> None:
+    answers().pop((tour, question.key), None)
+    st.session_state.pop(_widget_key(tour, question), None)
+
+
+def ask(tour: str, question: Question) -> None:
+    """One question: the form until answered, then the verdict, the numbers and why."""
+    reveal = reveal_of(question)
+    if isinstance(reveal, str):
+        st.caption(md(reveal))
+        return
+    given = answers().get((tour, question.key))
+    if given is None:
+        _form(tour, question)
+        return
+    _verdict(tour, question, reveal, given)
+
+
+def _form(tour: str, question: Question) -> None:
+    key = _widget_key(tour, question)
+    with st.form(f"{key}_form", border=False):
+        if question.choices:
+            st.radio(f"❓ {question.prompt}", question.choices, index=None, key=key, horizontal=True)
+        else:
+            step = 1.0 / 10 ** question.decimals
+            st.number_input(f"❓ {question.prompt}", value=None, key=key, step=step if question.decimals else 1,
+                            format=f"%.{question.decimals}f" if question.decimals else "%d",
+                            placeholder="Type your guess")
+        st.form_submit_button("Check my answer", on_click=_check, args=(tour, question))
+    if st.session_state.get(UNANSWERED) == (tour, question.key):
+        st.session_state.pop(UNANSWERED)
+        st.caption("Choose or type an answer first, then check it.")
+
+
+def shown_answer(question: Question, given) -> str:
+    if question.choices or given is None:
+        return str(given)
+    return f"{float(given):.{question.decimals}f}"
+
+
+def _verdict(tour: str, question: Question, reveal: Reveal, given) -> None:
+    st.markdown(f"❓ {md(question.prompt)}")
+    if is_right(question, reveal, given):
+        st.success(f"✅ Right: {md(reveal.right)}.")
+    else:
+        st.info(f"Not quite: you said {md(shown_answer(question, given))}; the answer is **{md(reveal.right)}**.")
+    st.caption(f"{md(reveal.numbers)} {md(reveal.why)}")
+    st.button("Ask me again", key=f"{_widget_key(tour, question)}_again", on_click=_ask_again,
+              args=(tour, question))
