@@ -16,7 +16,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 CLEAN = "The famous Eiffel Tower is located in the beautiful city of"
 CORRUPT = "The famous Colosseum is located in the beautiful city of"
-SAMPLED_CELLS = 30
+SAMPLED_CELLS = 10
 
 
 def separate_passes(model, clean: list[int], corrupt: list[int], cells: list[tuple[int, int]]) -> list:
@@ -52,15 +52,16 @@ def patching_rows() -> list[dict]:
     model = load_model("smollm2")
     clean, corrupt = model.encode(CLEAN), model.encode(CORRUPT)
     assert len(clean) == len(corrupt) == 12, (len(clean), len(corrupt))
+    answers = tuple(model.run(ids).top_next_tokens(1)[0][0] for ids in (clean, corrupt))   # as the page: cached runs
     start = time.perf_counter()
-    grid = activation_patching(model, clean, corrupt)
+    grid = activation_patching(model, clean, corrupt, answers=answers)
     ours_ms = 1000 * (time.perf_counter() - start)
     print(f"batched: {ours_ms:,.0f} ms", flush=True)
     T = len(clean)
     every = [(layer, position) for layer in range(model.layers) for position in range(T)]
     # one cell per layer, the positions in turn: the separate passes are timed on a sample of
     # SAMPLED_CELLS and scaled to all L·T cells (every pass costs the same: one text of T tokens)
-    sample = [(layer, layer % T) for layer in range(model.layers)][:SAMPLED_CELLS]
+    sample = [(layer, layer % T) for layer in range(0, model.layers, model.layers // SAMPLED_CELLS)][:SAMPLED_CELLS]
     start = time.perf_counter()
     logits = separate_passes(model, clean, corrupt, sample)
     separate_ms = 1000 * (time.perf_counter() - start) * len(every) / len(sample)

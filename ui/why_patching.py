@@ -36,7 +36,10 @@ def show_patching(model) -> None:
     if len(clean) > MAX_PATCH_TOKENS:
         st.error(f"{len(clean)} tokens: patching is run for texts of at most {MAX_PATCH_TOKENS} tokens here.")
         return
-    result = _patching(model, clean, corrupt)
+    answers = _answers(model, clean, corrupt)
+    if answers is None:
+        return
+    result = _patching(model, clean, corrupt, answers)
     if result is not None:
         colour = _show_grid(model, clean, corrupt, result)
         _show_heads(model, clean, corrupt, result, colour)
@@ -54,12 +57,26 @@ def _show_pair(model, clean, corrupt) -> None:
     render.show_frame(frame, width="stretch")
 
 
-def _patching(model, clean, corrupt):
+def _answers(model, clean, corrupt) -> tuple[int, int] | None:
+    """Each text's top next token, from its one cached run (shared with the other pages)."""
+    runs = [why.computed(lambda ids=ids: cached.model_run(tables.current_table_name(), ids)) for ids in (clean, corrupt)]
+    if None in runs:
+        return None
+    good, bad = (run.top_next_tokens(1)[0][0] for run in runs)
+    if good == bad:
+        st.error(f"Both texts' top next token is {md(model.table.tokens[good])}: patching measures how much of the "
+                 "difference between two answers comes back, so the texts need different answers. Change the "
+                 "corrupted text.")
+        return None
+    return good, bad
+
+
+def _patching(model, clean, corrupt, answers):
     """The shared result, or a button that computes it with a progress bar (drawn here, outside
     any cached function)."""
     from core.models.patching import activation_patching
 
-    key = ("patching", tables.current_table_name(), clean, corrupt)
+    key = ("patching", tables.current_table_name(), clean, corrupt, answers)
     results = why.shared_results()
     result = results.get(key)
     if result is not None:
@@ -78,7 +95,8 @@ def _patching(model, clean, corrupt):
     progress = st.progress(0.0, text="Patching, layer by layer…")
     try:
         result = why.computed(lambda: activation_patching(model, list(clean), list(corrupt), lambda done, total:
-                                                          progress.progress(done / total, text=f"layer {done} of {total}")))
+                                                          progress.progress(done / total, text=f"layer {done} of {total}"),
+                                                          answers))
     finally:
         progress.empty()
         cached.release_memory()          # the batch's streams go back to the system

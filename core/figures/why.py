@@ -67,7 +67,10 @@ def probability_pairs(positions: list[str], before: np.ndarray, after: np.ndarra
     """p(real next token) per position (T-1,), before and after a change."""
     fig = go.Figure([go.Bar(x=list(positions), y=before, name=names[0]),
                      go.Bar(x=list(positions), y=after, name=names[1])])
-    fig.update_layout(barmode="group", legend=dict(orientation="h", y=-0.35))
-    fig.update_xaxes(type="category", tickangle=-45, title="position → the token it should predict")
     fig.update_yaxes(title="p(real next token)", range=[0, 1.02])
-    return base_layout(fig, title, 440)
+    fig.update_xaxes(type="category", tickangle=-45, title="position → the token it should predict")
+    fig = base_layout(fig, title, 500)
+    # the legend above the plot (right of the title): below, the slanted position labels ran into it
+    fig.update_layout(barmode="group", legend=dict(orientation="h", x=1, xanchor="right", y=1.0, yanchor="bottom"),
+                      margin=dict(t=80, b=20, l=90))
+    return fig

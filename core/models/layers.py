@@ -44,7 +44,7 @@ def skip_layers(model: PretrainedModel, ids: list[int], progress: Callable[[int,
     check_layerwise(model)
     if len(ids) < 2:
         raise ValueError("a text of one token has no next token to predict: type a longer text")
-    inputs = layer_inputs(model, ids)
+    inputs = layer_inputs(model, ids, own_logits=False)
     state = inputs.embedded[None]                                         # (1, T, d) row 0
     with torch.inference_mode():
         for layer in range(model.layers):

@@ -54,11 +54,17 @@ class LayerInputs:
     embedded: object     # (T, d) float32 torch tensor: the residual stream entering layer 0
     args: tuple          # the model's other positional arguments to its layers (float32)
     kwargs: dict         # its keyword arguments (causal mask, rotary position tables; float32)
-    last_logits: np.ndarray   # (V,) the model's own logits at the last position (its own dtype, as float32)
+    last_logits: np.ndarray | None   # (V,) the model's own logits at the last position (as float32), if asked for
 
 
-def layer_inputs(model: PretrainedModel, ids: list[int]) -> LayerInputs:
-    """One ordinary pass of the model itself: the first layer's input captured by a pre-hook."""
+class _Captured(Exception):
+    """Raised by the pre-hook once the first layer's input is kept: the model's own layers never run."""
+
+
+def layer_inputs(model: PretrainedModel, ids: list[int], own_logits: bool = True) -> LayerInputs:
+    """The first layer's input, captured by a pre-hook during a pass of the model itself: the
+    whole pass when its own last logits are wanted, else stopped there (a float16 pass of
+    SmolLM2 costs more on CPUs than the float32 layers that follow)."""
     import torch
 
     blocks = find_submodule(model.model, BLOCKS)
@@ -66,18 +72,24 @@ def layer_inputs(model: PretrainedModel, ids: list[int]) -> LayerInputs:
 
     def keep(module, args, kwargs):
         captured.setdefault("call", (args, kwargs))
+        if not own_logits:
+            raise _Captured
+    logits = None
     with model.lock, torch.inference_mode():
         handle = blocks[0].register_forward_pre_hook(keep, with_kwargs=True)
         try:
             logits = model.model(torch.tensor([ids]), use_cache=False).logits[0, -1]
+        except _Captured:
+            pass
         finally:
             handle.remove()
     args, kwargs = captured["call"]
     hidden = args[0] if args else kwargs["hidden_states"]
     skipped = ("hidden_states", "cache", "past_key_values", "past_key_value", "layer_past", "use_cache")
     kwargs = {k: _as_float32(v) for k, v in kwargs.items() if k not in skipped}
-    own = logits.float().numpy()
-    own.flags.writeable = False
+    own = None if logits is None else logits.float().numpy()
+    if own is not None:
+        own.flags.writeable = False
     return LayerInputs(hidden[0].float(), tuple(_as_float32(a) for a in args[1:]), kwargs, own)
 
 

@@ -59,7 +59,7 @@ def patched_outputs(model: PretrainedModel, clean: list[int], corrupt: list[int]
     """-> (R, d) float32 output of the final norm at the last position, R = 2 + len(patches): the clean
     run, the corrupted run, then the corrupted run with each patch applied (in the order given)."""
     check_pair(model, clean, corrupt)
-    return _patched(model, layer_inputs(model, clean), layer_inputs(model, corrupt), patches, progress)
+    return _patched(model, layer_inputs(model, clean, False), layer_inputs(model, corrupt, False), patches, progress)
 
 
 def _patched(model: PretrainedModel, clean_in: LayerInputs, corrupt_in: LayerInputs, patches: list[Patch],
@@ -133,7 +133,8 @@ def activation_patching(model: PretrainedModel, clean: list[int], corrupt: list[
 
     check_pair(model, clean, corrupt)
     T = len(clean)
-    clean_in, corrupt_in = layer_inputs(model, clean), layer_inputs(model, corrupt)
+    own = answers is None                     # the models' own top guesses need their whole passes
+    clean_in, corrupt_in = layer_inputs(model, clean, own), layer_inputs(model, corrupt, own)
     clean_answer, corrupt_answer = _answers(model, clean_in, corrupt_in, answers)
     cells = [(layer, (position,)) for layer in range(model.layers) for position in range(T)]
     normed = _patched(model, clean_in, corrupt_in, cells, progress)       # (2 + L·T, d)
@@ -162,7 +163,8 @@ def head_patching(model: PretrainedModel, clean: list[int], corrupt: list[int], 
     check_pair(model, clean, corrupt)
     if not 0 <= int(layer) < model.layers:
         raise ValueError(f"layer {layer} is outside 0..{model.layers - 1}")
-    clean_in, corrupt_in = layer_inputs(model, clean), layer_inputs(model, corrupt)
+    own = answers is None                     # the models' own top guesses need their whole passes
+    clean_in, corrupt_in = layer_inputs(model, clean, own), layer_inputs(model, corrupt, own)
     clean_answer, corrupt_answer = _answers(model, clean_in, corrupt_in, answers)
     T, heads = len(clean), model.heads
     state = torch.stack([clean_in.embedded, corrupt_in.embedded])            # (2, T, d)

@@ -113,3 +113,10 @@ def test_strangers_text_stays_text():
     bodies = [e.value for kind in ("markdown", "caption", "error", "warning", "info") for e in getattr(at, kind)]
     assert bodies and not any("[x](http" in body or "**b**" in body for body in bodies)   # escaped: \[x\]\(http
     assert any(figure(at, i)["layout"]["title"]["text"] for i in range(len(at.get("plotly_chart"))))
+
+
+def test_patching_refuses_texts_with_the_same_answer():
+    at = open_page("why", table="smollm2", method="patching", clean="The capital of France is",
+                   corrupt="The capital of France was")
+    assert_clean(at)
+    assert any("top next token is ĠParis" in e for e in texts(at.error))
