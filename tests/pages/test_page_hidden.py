@@ -129,6 +129,7 @@ def test_layers_of_a_text_are_every_pair_of_its_vectors():
 
 def hidden_page_on_an_upload():
     import runpy
+    from pathlib import Path
 
     import numpy as np
 
@@ -140,7 +141,9 @@ def hidden_page_on_an_upload():
     weight[:5] = 0.25                                    # five identical rows: found as references
     tokens = tuple(["=cmd()"] + [f"w{i}" for i in range(1, 400)])
     tables.keep_upload(EmbeddingTable("mine.npy", weight, tokens, np.arange(400), key="upload:mine"))
-    runpy.run_path("app_pages/hidden.py")
+    import ui       # the page by its absolute path: the test must not depend on the worker's cwd
+
+    runpy.run_path(str(Path(ui.__file__).resolve().parents[1] / "app_pages" / "hidden.py"))
 
 
 def test_an_upload_finds_its_identical_rows_and_its_csv_is_safe():

@@ -35,8 +35,11 @@ def test_attribution_of_the_top_guess_from_a_link():
     model = cached.loaded_model("smollm2")
     expected = direct_attribution(model, model.encode("The capital of France is"))
     grid = plotly_array(figure(at, 1)["data"][0]["z"]).astype(float)          # (L, H + 1)
-    np.testing.assert_allclose(grid[:, :-1], expected.heads, rtol=1e-6)
-    np.testing.assert_allclose(grid[:, -1], expected.mlps, rtol=1e-6)
+    # float32 parts of logits of size ~10: the page's run and this one may use different torch thread
+    # counts (ablation sets its own thread's), so their sums are ordered differently: ~1e-6 absolute
+    tolerance = dict(rtol=1e-4, atol=2e-5)
+    np.testing.assert_allclose(grid[:, :-1], expected.heads, **tolerance)
+    np.testing.assert_allclose(grid[:, -1], expected.mlps, **tolerance)
     sums = {m.label: m.value for m in at.metric}
     assert float(sums["Sum of all parts"]) == round(expected.total, 3)
     assert any("frozen at this run's value" in t for t in texts(at.markdown))
