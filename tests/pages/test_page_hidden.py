@@ -141,9 +141,8 @@ def hidden_page_on_an_upload():
     weight[:5] = 0.25                                    # five identical rows: found as references
     tokens = tuple(["=cmd()"] + [f"w{i}" for i in range(1, 400)])
     tables.keep_upload(EmbeddingTable("mine.npy", weight, tokens, np.arange(400), key="upload:mine"))
-    import ui       # the page by its absolute path: the test must not depend on the worker's cwd
-
-    runpy.run_path(str(Path(ui.__file__).resolve().parents[1] / "app_pages" / "hidden.py"))
+    # the page by its absolute path: the test must not depend on the worker's cwd
+    runpy.run_path(str(Path(tables.__file__).resolve().parents[1] / "app_pages" / "hidden.py"))
 
 
 def test_an_upload_finds_its_identical_rows_and_its_csv_is_safe():
