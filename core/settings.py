@@ -23,7 +23,7 @@ _CGROUP_LIMIT_FILES = ("memory.max", "memory/memory.limit_in_bytes")
 NO_LIMIT_ABOVE_BYTES = 2 ** 50        # 1 PiB: a v1 "unlimited" value, not a real container
 # The rest of the app besides model weights: the interpreter with torch, transformers and
 # streamlit imported (~450 MB), GloVe and derived arrays (~150 MB), forward passes and figures,
-# and the map process (up to ~390 MB while UMAP runs), all inside the same container limit.
+# and the map process (up to ~610 MB while the largest UMAP runs), all inside the same container limit.
 APP_RESERVE_MB = 900
 MIN_MODEL_SHARE = 0.3                 # a small container still keeps this share for models
 BYTES_PER_PARAMETER = 2               # the smallest dtype loaded (float16/bfloat16 checkpoints)
@@ -130,3 +130,67 @@ def operator_settings(cgroup: Path | None = None) -> OperatorSettings:
         params_reason=params_reason,
         container_limit_bytes=None if limit is None else limit[0],
     )
+
+
+# Operator settings for a class on one server: how heavy work is shared and which built-in tables
+# are prepared when the server starts.
+# Community Cloud gives 2.7 GB: MiniLM and GloVe warm take ~1 GB together; SmolLM2 (~0.6 GB more
+# with its derived arrays) is prepared on first use unless the operator names it.
+DEFAULT_WARM = ("minilm", "glove-50d")
+WARM_BOTH_FROM_MB = 2000   # ~1 GB for both warm tables, plus the app, sessions and a map process
+WARM_ONE_FROM_MB = 1000    # MiniLM alone (~0.5 GB with torch); smaller containers warm nothing
+
+
+@dataclass(frozen=True)
+class ClassSettings:
+    # EMBEDDING_LENS_HEAVY_JOBS: heavy jobs (maps, ranking every head) running at once, server-wide
+    heavy_jobs: int = 1
+    # EMBEDDING_LENS_HEAVY_MEMORY_MB: their declared memory together, when more than one runs
+    heavy_memory_bytes: int = 1024 * MIB
+    # EMBEDDING_LENS_WARM: built-in tables prepared in the background at start ("none": none)
+    warm: tuple[str, ...] = DEFAULT_WARM
+
+
+def _positive_int_or(raw: str, default: int) -> int:
+    try:
+        value = int(float(raw.strip().replace("_", ""))) if raw.strip() else default
+    except ValueError:
+        return default
+    return value if value > 0 else default
+
+
+def default_warm(limit_bytes: int | None) -> tuple[str, ...]:
+    """The tables warmed when the operator names none: both light built-ins where the container
+    holds them (Community Cloud's 2.7 GB, or no limit), MiniLM alone below 2 GB, none below 1 GB."""
+    if limit_bytes is None or limit_bytes >= WARM_BOTH_FROM_MB * MIB:
+        return DEFAULT_WARM
+    return ("minilm",) if limit_bytes >= WARM_ONE_FROM_MB * MIB else ()
+
+
+def parse_warm(raw: str | None, known: tuple[str, ...],
+               limit_bytes: int | None = None) -> tuple[tuple[str, ...], list[str]]:
+    """'minilm, glove-50d' -> (names in order, unknown names). Unset: the default for the
+    container's memory; 'none' or '' after '=': nothing."""
+    if raw is None:
+        return default_warm(limit_bytes), []
+    names = [name.strip().lower() for name in raw.replace(";", ",").split(",") if name.strip()]
+    if names in ([], ["none"], ["off"], ["0"]):
+        return (), []
+    if names == ["all"]:
+        return tuple(known), []
+    chosen = tuple(dict.fromkeys(name for name in names if name in known))
+    return chosen, [name for name in names if name not in known]
+
+
+def class_settings(known_tables: tuple[str, ...]) -> tuple[ClassSettings, list[str]]:
+    """The settings as the environment gives them now, and the names in EMBEDDING_LENS_WARM that
+    are not built-in tables (the server logs them)."""
+    defaults = ClassSettings()
+    limit = container_memory_limit()
+    warm, unknown = parse_warm(os.environ.get("EMBEDDING_LENS_WARM"), known_tables,
+                               None if limit is None else limit[0])
+    return ClassSettings(
+        heavy_jobs=_positive_int_or(os.environ.get("EMBEDDING_LENS_HEAVY_JOBS", ""), defaults.heavy_jobs),
+        heavy_memory_bytes=_positive_int_or(os.environ.get("EMBEDDING_LENS_HEAVY_MEMORY_MB", ""), 1024) * MIB,
+        warm=warm,
+    ), unknown

@@ -14,7 +14,7 @@ import streamlit as st
 
 from core.jobs import BusyError, JobQueue, JobStopped, Report
 from core.limits import MIB
-from core.server_settings import class_settings
+from core.settings import class_settings
 
 POLL_SECONDS = 0.25        # how often a waiting page looks at its job
 REDRAW_SECONDS = 2.0       # an unchanged status is still redrawn this often, so a rerun can end the wait

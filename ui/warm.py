@@ -13,7 +13,7 @@ import logging
 import streamlit as st
 
 from core.limits import MAX_SHOWN_MODEL_TOKENS
-from core.server_settings import class_settings
+from core.settings import class_settings
 from core.warm import WarmTable, WarmUp
 from ui import cached, tables
 

@@ -1,10 +1,10 @@
-"""Warm start: the operator's setting (core/server_settings.py) and the background runner
+"""Warm start: the operator's setting (core/settings.py) and the background runner
 (core/warm.py) with stand-in steps."""
 from __future__ import annotations
 
 import threading
 
-from core.server_settings import DEFAULT_WARM, class_settings, parse_warm
+from core.settings import DEFAULT_WARM, class_settings, parse_warm
 from core.warm import WarmTable, WarmUp
 
 KNOWN = ("minilm", "smollm2", "glove-50d")
@@ -48,3 +48,24 @@ def test_a_failing_step_stops_its_table_only():
     warm.run()                                          # in this thread
     assert warm.failed == {"a": "load: OSError"} and list(warm.done) == ["b"]
     assert warm.notice() is None                        # a failed table is not "still loading"
+
+
+def test_the_default_warm_up_follows_the_container_memory():
+    """Unset, the warm tables are what the container holds: both in Community Cloud's 2.7 GB (or
+    with no limit), MiniLM alone in 1.5 GB, none in 690 MB; a named list is used as it is."""
+    from core.limits import MIB
+    from core.settings import default_warm
+
+    known = ("minilm", "smollm2", "glove-50d")
+    assert parse_warm(None, known, None)[0] == DEFAULT_WARM
+    assert parse_warm(None, known, 2700 * MIB)[0] == ("minilm", "glove-50d")
+    assert parse_warm(None, known, 1500 * MIB)[0] == ("minilm",)
+    assert parse_warm(None, known, 690 * MIB)[0] == () == default_warm(690 * MIB)
+    assert parse_warm("smollm2", known, 690 * MIB)[0] == ("smollm2",)
+
+
+def test_class_settings_read_the_container_limit(monkeypatch, tmp_path):
+    (tmp_path / "memory.max").write_text(str(1500 * 1024 * 1024))
+    monkeypatch.setenv("EMBEDDING_LENS_CGROUP_ROOT", str(tmp_path))
+    monkeypatch.delenv("EMBEDDING_LENS_WARM", raising=False)
+    assert class_settings(("minilm", "smollm2", "glove-50d"))[0].warm == ("minilm",)
