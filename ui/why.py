@@ -12,6 +12,7 @@ from core.models.pretrained import BUILTIN_MODELS
 from core.text import markdown_literal as md
 from core.text import piece_marks_note
 from ui import cached, render, state, tables
+from ui.inside_model import computed  # noqa: F401  (the pages call why.computed: one rule for both pages)
 
 LOG = logging.getLogger("embedding_lens.why")
 MAX_WHY_TOKENS = 48          # a text's tokens explained here (the patching grid has L × T cells)
@@ -69,16 +70,6 @@ def position_labels(model, ids) -> list[str]:
     return [f"{p}: {model.table.tokens[i]}" for p, i in enumerate(ids)]
 
 
-def computed(work):
-    """work()'s result, or None after a message: what a library raises never reaches the page."""
-    try:
-        return work()
-    except ValueError as error:
-        render.error_box(error)
-    except Exception:
-        LOG.exception("explaining the prediction failed")
-        render.error_box("This could not be computed for this model (the server's log says why).")
-    return None
 
 
 @st.cache_data(show_spinner="Splitting the logit into its parts (one float32 pass, layer by layer)…",

@@ -3,7 +3,7 @@ session) per test."""
 from __future__ import annotations
 
 import pytest
-from browser_helpers import CHROMIUM, FLAGS
+from browser_helpers import CHROMIUM, FLAGS, free_port, start_server, stop_server
 
 
 @pytest.fixture(scope="module")
@@ -22,3 +22,12 @@ def page(browser):
     tab = context.new_page()
     yield tab
     context.close()
+
+
+@pytest.fixture(scope="module")
+def server():
+    """One app server per module on a free port (a module that needs other settings defines its own)."""
+    port = free_port()
+    process = start_server(port)
+    yield f"http://127.0.0.1:{port}"
+    stop_server(process)

@@ -18,15 +18,6 @@ PAGES = {"home": 0, "lookup": 4, "geometry": 5, "maps": 0, "directions": 1, "com
          "models": 0, "training": 5}
 
 
-@pytest.fixture(scope="module")
-def server():
-    port = free_port()
-    process = start_server(port)
-    yield f"http://127.0.0.1:{port}"
-    process.terminate()
-    process.wait(timeout=20)
-
-
 def page_url(server: str, name: str, query: str) -> str:
     """Home is the app's default page: Streamlit serves it at '/', not '/home'."""
     return f"{server}/{'' if name == 'home' else name}?{query}"

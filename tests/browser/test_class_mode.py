@@ -7,19 +7,11 @@ from __future__ import annotations
 import re
 
 import pytest
-from browser_helpers import SCREENSHOTS, free_port, require_chromium, start_server, stop_server, wait_until_idle
+from browser_helpers import SCREENSHOTS, require_chromium, wait_until_idle
 
 require_chromium()
 PHONE, TABLET = {"width": 390, "height": 844}, {"width": 768, "height": 1024}
 OVERFLOW_JS = "() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]"
-
-
-@pytest.fixture(scope="module")
-def server():
-    port = free_port()
-    process = start_server(port)
-    yield f"http://127.0.0.1:{port}"
-    stop_server(process)
 
 
 def _step_said(page) -> str:

@@ -3,25 +3,10 @@ and presentation mode enlarges select boxes without cutting their text."""
 from __future__ import annotations
 
 import pytest
-from browser_helpers import (
-    SCREENSHOTS,
-    free_port,
-    require_chromium,
-    start_server,
-    stop_server,
-    wait_until_idle,
-)
+from browser_helpers import SCREENSHOTS, require_chromium, wait_until_idle
 
 require_chromium()
 PROJECTED_PX = 18          # the smallest type presentation mode allows
-
-
-@pytest.fixture(scope="module")
-def server():
-    port = free_port()
-    process = start_server(port)
-    yield f"http://127.0.0.1:{port}"
-    stop_server(process)
 
 
 # The camera button's own call (config toImageButtonOptions: png, scale 2) on the first figure whose

@@ -7,19 +7,11 @@ from __future__ import annotations
 import re
 
 import pytest
-from browser_helpers import SCREENSHOTS, free_port, require_chromium, start_server, stop_server, wait_until_idle
+from browser_helpers import SCREENSHOTS, require_chromium, wait_until_idle
 
 require_chromium()
 PROJECTED_PX = 18
 SMALL_SCREEN = {"width": 1366, "height": 768}
-
-
-@pytest.fixture(scope="module")
-def server():
-    port = free_port()
-    process = start_server(port)
-    yield f"http://127.0.0.1:{port}"
-    stop_server(process)
 
 
 # The picker's text measured in its own font against the room its input has.

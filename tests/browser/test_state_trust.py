@@ -7,7 +7,7 @@ value. One server for the module."""
 from __future__ import annotations
 
 import pytest
-from browser_helpers import free_port, require_chromium, start_server, stop_server, wait_until_idle
+from browser_helpers import require_chromium, wait_until_idle
 
 require_chromium()
 
@@ -18,14 +18,6 @@ SEED003_LABEL = "cat / dog (seed 003)"
 # X = E[ids], the first figure of Lookup, as the browser holds it (Plotly decodes typed arrays).
 X_JS = """() => { const gd = document.querySelectorAll('.js-plotly-plot')[0];
   return Array.from(gd._fullData[0].z, row => Array.from(row)); }"""
-
-
-@pytest.fixture(scope="module")
-def server():
-    port = free_port()
-    process = start_server(port)
-    yield f"http://127.0.0.1:{port}"
-    stop_server(process)
 
 
 def sidebar(page) -> str:
