@@ -2,7 +2,6 @@
 cached results, plain-words errors). The sections live in ui/why_*.py."""
 from __future__ import annotations
 
-import logging
 
 import pandas as pd
 import streamlit as st
@@ -14,7 +13,6 @@ from core.text import piece_marks_note
 from ui import cached, render, state, tables
 from ui.inside_model import computed  # noqa: F401  (the pages call why.computed: one rule for both pages)
 
-LOG = logging.getLogger("embedding_lens.why")
 MAX_WHY_TOKENS = 48          # a text's tokens explained here (the patching grid has L × T cells)
 
 
