@@ -2,7 +2,6 @@
 cached results, plain-words errors). The sections live in ui/why_*.py."""
 from __future__ import annotations
 
-
 import pandas as pd
 import streamlit as st
 
