@@ -30,7 +30,7 @@ from core.models.pretrained import PretrainedModel, find_submodule
 
 VERIFIED_BELOW = 0.01          # the paper's threshold on the largest probability
 GENERATED_TOKENS = 3           # magikarp's n_tokens: greedy continuation length
-CANDIDATE_BATCH = 8            # candidates whose prompts share one set of layer copies
+CANDIDATE_BATCH = 5            # candidates sharing one set of layer copies: their float32 KV cache is ~21 MB each
 
 
 @dataclass(frozen=True)
@@ -261,8 +261,10 @@ def verify(model: PretrainedModel, rows, prompt_ids: PromptIds | None = None,
     Where the time goes (SmolLM2, 20 candidates): the first step reads ~450 prompt tokens per
     candidate, ~1.9 TFLOP in float32, nearly all of it; the shared prompt openings run once;
     the two later steps read one token each from the KV cache. `batch` candidates share the
-    float32 layer copies (~3 ms each to make, one per layer and step); it bounds the memory:
-    the float32 KV cache holds ~46 kB per token (30 layers), ~170 MB for 8 candidates. One torch
+    float32 layer copies (~3 ms each to make, one per layer, step and batch: ~3 % of the time);
+    it bounds the memory: the float32 KV cache holds ~46 kB per token (30 layers), ~105 MB for 5
+    candidates, and eager attention's temporaries ~60 MB more (measured: +94 MB live for 2, +240
+    MB for 8 candidates; all 50 at once would need ~1 GB more). One torch
     thread (see ablation._one_thread): on a busy 2-core machine two threads took ~11× the CPU
     time of one for the same numbers."""
     reason = verification_unavailable(model)
