@@ -95,8 +95,11 @@ def _build_model(vocab_size: int, config: TinyModelConfig):
                 x = x + mixed
             return self.output(x)                                     # (B, T, V)
 
-    torch.manual_seed(config.seed)
-    return TinyLM()
+    from core.torch_state import TORCH_STATE
+
+    with TORCH_STATE:       # the seeded draws, and float32 parameters: no load changes the default dtype meanwhile
+        torch.manual_seed(config.seed)
+        return TinyLM()
 
 
 def train_tiny_model(text: str, config: TinyModelConfig,

@@ -154,7 +154,7 @@ def _ablated_logits(model: PretrainedModel, blocks, run: ModelRun, heads: tuple[
     first = min(layer for layer, _ in heads)
     dtype = model.model.get_output_embeddings().weight.dtype
     hidden = torch.from_numpy(np.array(run.hidden_states[first])).to(dtype)[None]   # (1, T, d), exact
-    masks = torch.ones(1, model.layers, model.heads)
+    masks = torch.ones(1, model.layers, model.heads, dtype=torch.float32)   # explicit: a load elsewhere may change the default
     for layer, head in heads:
         masks[0, layer, head] = 0.0
     with model.lock, torch.inference_mode(), _masked_heads(model, masks):
@@ -205,8 +205,8 @@ def head_importance(model: PretrainedModel, ids: list[int],
             fresh = state[:1].expand(heads, -1, -1)                      # (H, T, d): row 0's stream, one row per head
             state = torch.cat([state, fresh])
             starts += [layer] * heads
-            masks = torch.ones(len(starts), heads)
-            masks[-heads:] = 1 - torch.eye(heads)                         # row h of this layer: head h off
+            masks = torch.ones(len(starts), heads, dtype=torch.float32)
+            masks[-heads:] = 1 - torch.eye(heads, dtype=torch.float32)                       # row h of this layer: head h off
             state = _run_float32_layer(model, block, state, masks, args, kwargs)
             if progress:
                 progress(layer + 1, layers)
