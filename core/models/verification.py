@@ -14,7 +14,9 @@ Cost: batched float16 products are slow on CPUs and a float32 copy of the whole 
 double its memory, so the passes run layer by layer, each layer as a private float32 copy that
 serves every prompt of every candidate in the batch (as core.models.ablation does). The model's
 own KV cache object (filled by those float32 copies) lets the second and third greedy steps read
-only the new token; a model that passes no cache runs the prompt again with it appended.
+only the new token; a model that passes no cache runs the prompt again with it appended. Each
+prompt's opening, before the first placeholder, is every candidate's: it runs once (as one
+row), and its KV cache is repeated for each candidate. All of it on one torch thread.
 """
 from __future__ import annotations
 
@@ -258,8 +260,9 @@ def verify(model: PretrainedModel, rows, prompt_ids: PromptIds | None = None,
     """Each candidate token id in rows through the three prompts, GENERATED_TOKENS greedy steps:
     its probability at every step (magikarp's max_prob is their maximum).
 
-    Where the time goes (SmolLM2, 20 candidates): the first step reads ~450 prompt tokens per
-    candidate, ~1.9 TFLOP in float32, nearly all of it; the shared prompt openings run once;
+    Where the time goes (SmolLM2, 20 candidates): the first step reads 356 prompt tokens per
+    candidate after the openings all prompts share (100 tokens, run once), ~1.5 TFLOP in float32:
+    nearly all of it;
     the two later steps read one token each from the KV cache. `batch` candidates share the
     float32 layer copies (~3 ms each to make, one per layer, step and batch: ~3 % of the time);
     it bounds the memory: the float32 KV cache holds ~46 kB per token (30 layers), ~105 MB for 5
