@@ -11,7 +11,9 @@ TORCH_STATE while it does.
 """
 from __future__ import annotations
 
+import contextlib
 import threading
+from typing import Iterator
 
 TORCH_STATE = threading.RLock()      # re-entrant: SmolLM2's loader may convert its cache (a load) inside
 
@@ -24,3 +26,21 @@ def import_transformers() -> None:
 
         for name in ("AutoConfig", "AutoModel", "AutoModelForCausalLM", "AutoTokenizer"):
             getattr(transformers, name)
+
+
+@contextlib.contextmanager
+def one_torch_thread() -> Iterator[None]:
+    """One torch (OpenMP) thread for the calling thread while open, then its own count again.
+
+    torch.set_num_threads is half per thread: a thread that has already run torch keeps its own
+    count, but a thread started later takes the last count set anywhere (checked: a new thread
+    started while another held 1 got 1). Hence set it only in a scope like this one, never for
+    good: a session that left 1 behind would slow every later session's passes."""
+    import torch
+
+    previous = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(previous)

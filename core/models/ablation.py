@@ -132,16 +132,12 @@ def _one_thread() -> Iterator[None]:
     on the 2-core server, busy with other work, two threads waiting on each other took ~7× the CPU
     time of one (0.24 s) and ~10× its wall time; the ranking took twice the CPU time (18.8 s
     against 9.4 s), so even an idle second core would only have bought back that waiting. The
-    numbers are the same bit for bit (tests compare them with ordinary passes). torch's OpenMP
-    setting belongs to the calling thread, so other sessions' passes keep theirs."""
-    import torch
+    numbers are the same bit for bit (tests compare them with ordinary passes). See
+    core.torch_state.one_torch_thread for what the setting does to other threads."""
+    from core.torch_state import one_torch_thread
 
-    previous = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
+    with one_torch_thread():
         yield
-    finally:
-        torch.set_num_threads(previous)
 
 
 def _ablated_logits(model: PretrainedModel, blocks, run: ModelRun, heads: tuple[Head, ...], call):
