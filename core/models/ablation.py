@@ -286,7 +286,7 @@ def _text_losses(model: PretrainedModel, state, ids: list[int], vocab_chunk: int
     weight = model.model.get_output_embeddings().weight                   # (V, d), float16
     targets = torch.tensor(ids[1:], dtype=torch.long)
     target_logits = (hidden * weight[targets].float()[None]).sum(-1)     # (B, T-1)
-    log_total = torch.full(target_logits.shape, -torch.inf)
+    log_total = torch.full(target_logits.shape, -torch.inf, dtype=torch.float32)   # not the default dtype: a load may change it
     for start in range(0, weight.shape[0], vocab_chunk):
         logits = hidden @ weight[start:start + vocab_chunk].float().T    # (B, T-1, d) @ (d, v) -> (B, T-1, v)
         log_total = torch.logaddexp(log_total, torch.logsumexp(logits, dim=-1))
