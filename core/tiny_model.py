@@ -95,14 +95,17 @@ def _build_model(vocab_size: int, config: TinyModelConfig):
                 x = x + mixed
             return self.output(x)                                     # (B, T, V)
 
-    torch.manual_seed(config.seed)
-    return TinyLM()
+    from core.torch_state import TORCH_STATE
+
+    with TORCH_STATE:       # the seeded draws, and float32 parameters: no load changes the default dtype meanwhile
+        torch.manual_seed(config.seed)
+        return TinyLM()
 
 
 def train_tiny_model(text: str, config: TinyModelConfig,
                      progress: Callable[[int, int, float], None] | None = None) -> TrainingRun:
     """Train on all windows of the corpus (full batch, Adam); snapshots of the table every k steps."""
-    import torch
+    from core.torch_state import one_torch_thread
 
     if not 0 <= config.steps <= MAX_TINY_STEPS:
         raise ValueError(f"steps must be between 0 and {MAX_TINY_STEPS:,}; got {config.steps}")
@@ -112,7 +115,13 @@ def train_tiny_model(text: str, config: TinyModelConfig,
     if not TINY_WIDTH_RANGE[0] <= config.width <= TINY_WIDTH_RANGE[1]:
         raise ValueError(f"width must be between {TINY_WIDTH_RANGE[0]} and {TINY_WIDTH_RANGE[1]}; got {config.width}")
     vocabulary, ids = tokenize_corpus(text)
-    torch.set_num_threads(1)  # tiny matrices: threads cost more than they give
+    with one_torch_thread():  # tiny matrices: threads cost more than they give (scoped: see one_torch_thread)
+        return _train(vocabulary, ids, config, progress)
+
+
+def _train(vocabulary, ids: np.ndarray, config: TinyModelConfig, progress) -> TrainingRun:
+    import torch
+
     model = _build_model(len(vocabulary), config)
     context = min(config.context, len(ids) - 1)
     starts = np.arange(0, len(ids) - context)

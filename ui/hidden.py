@@ -262,8 +262,8 @@ def show_verification(model, candidate_rows: np.ndarray):
             st.rerun()          # the candidates' table and CSV above take the new columns
     if result is None:
         st.caption(f"Each candidate goes into the paper's {len(PROMPTS)} prompts that ask for an exact repetition; "
-                   "the model continues greedily for 3 tokens. It takes a while: 25–55 s a candidate was measured "
-                   "on a heavily loaded 2-core machine (less on an idle one).")
+                   "the model continues greedily for 3 tokens. It takes a while: ~1.3 s of one core a candidate (20 took "
+                   "32 s on a busy 2-core machine).")
         return None
     labels = [f"{model.table.tokens[r]} · {r}" for r in result.rows]
     render.show_figure(verification_bars(labels, result.max_probability, VERIFIED_BELOW,

@@ -132,16 +132,12 @@ def _one_thread() -> Iterator[None]:
     on the 2-core server, busy with other work, two threads waiting on each other took ~7× the CPU
     time of one (0.24 s) and ~10× its wall time; the ranking took twice the CPU time (18.8 s
     against 9.4 s), so even an idle second core would only have bought back that waiting. The
-    numbers are the same bit for bit (tests compare them with ordinary passes). torch's OpenMP
-    setting belongs to the calling thread, so other sessions' passes keep theirs."""
-    import torch
+    numbers are the same bit for bit (tests compare them with ordinary passes). See
+    core.torch_state.one_torch_thread for what the setting does to other threads."""
+    from core.torch_state import one_torch_thread
 
-    previous = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
+    with one_torch_thread():
         yield
-    finally:
-        torch.set_num_threads(previous)
 
 
 def _ablated_logits(model: PretrainedModel, blocks, run: ModelRun, heads: tuple[Head, ...], call):
@@ -154,7 +150,7 @@ def _ablated_logits(model: PretrainedModel, blocks, run: ModelRun, heads: tuple[
     first = min(layer for layer, _ in heads)
     dtype = model.model.get_output_embeddings().weight.dtype
     hidden = torch.from_numpy(np.array(run.hidden_states[first])).to(dtype)[None]   # (1, T, d), exact
-    masks = torch.ones(1, model.layers, model.heads)
+    masks = torch.ones(1, model.layers, model.heads, dtype=torch.float32)   # explicit: a load elsewhere may change the default
     for layer, head in heads:
         masks[0, layer, head] = 0.0
     with model.lock, torch.inference_mode(), _masked_heads(model, masks):
@@ -205,8 +201,8 @@ def head_importance(model: PretrainedModel, ids: list[int],
             fresh = state[:1].expand(heads, -1, -1)                      # (H, T, d): row 0's stream, one row per head
             state = torch.cat([state, fresh])
             starts += [layer] * heads
-            masks = torch.ones(len(starts), heads)
-            masks[-heads:] = 1 - torch.eye(heads)                         # row h of this layer: head h off
+            masks = torch.ones(len(starts), heads, dtype=torch.float32)
+            masks[-heads:] = 1 - torch.eye(heads, dtype=torch.float32)                       # row h of this layer: head h off
             state = _run_float32_layer(model, block, state, masks, args, kwargs)
             if progress:
                 progress(layer + 1, layers)
@@ -290,7 +286,7 @@ def _text_losses(model: PretrainedModel, state, ids: list[int], vocab_chunk: int
     weight = model.model.get_output_embeddings().weight                   # (V, d), float16
     targets = torch.tensor(ids[1:], dtype=torch.long)
     target_logits = (hidden * weight[targets].float()[None]).sum(-1)     # (B, T-1)
-    log_total = torch.full(target_logits.shape, -torch.inf)
+    log_total = torch.full(target_logits.shape, -torch.inf, dtype=torch.float32)   # not the default dtype: a load may change it
     for start in range(0, weight.shape[0], vocab_chunk):
         logits = hidden @ weight[start:start + vocab_chunk].float().T    # (B, T-1, d) @ (d, v) -> (B, T-1, v)
         log_total = torch.logaddexp(log_total, torch.logsumexp(logits, dim=-1))

@@ -271,6 +271,10 @@ def load_failure(error: BaseException) -> str:
 def load_transformer(folder: Path, label: str):
     """(model, tokenizer) from a checked folder: safetensors only, no remote code. Raises ValueError."""
     import torch
+
+    from core.torch_state import TORCH_STATE, import_transformers
+
+    import_transformers()
     from transformers import AutoConfig, AutoModel, AutoModelForCausalLM, AutoTokenizer
 
     try:
@@ -278,8 +282,9 @@ def load_transformer(folder: Path, label: str):
         auto = AutoModelForCausalLM if any(a.endswith(("ForCausalLM", "LMHeadModel"))
                                            for a in (config.architectures or [])) else AutoModel
         tokenizer = AutoTokenizer.from_pretrained(folder, local_files_only=True)
-        model = auto.from_pretrained(folder, local_files_only=True, use_safetensors=True,
-                                     attn_implementation="eager")
+        with TORCH_STATE:                 # from_pretrained changes torch's default dtype while it builds
+            model = auto.from_pretrained(folder, local_files_only=True, use_safetensors=True,
+                                         attn_implementation="eager")
         if any(p.dtype == torch.bfloat16 for p in model.parameters()):
             model = model.float()   # numpy has no bfloat16; float16 could overflow bf16's range
     except Exception as error:   # transformers raises many kinds; each becomes a message below

