@@ -116,7 +116,7 @@ def _layer_parts(model: PretrainedModel, layer: int, state, inputs, position: in
     d_head = matrix.shape[0] // heads
     z = seen["z"].reshape(heads, d_head)                             # (H, d_head)
     written = torch.einsum("hk,hkd->hd", z, matrix.reshape(heads, d_head, -1))   # (H, d_head) @ (d_head, d) per head
-    bias = torch.zeros(matrix.shape[1]) if bias is None else bias
+    bias = torch.zeros(matrix.shape[1], dtype=torch.float32) if bias is None else bias
     scale = float(out[0, position].abs().max())
     # float32: the layer's own sums and ours differ by rounding only (relative 1e-5 of the stream)
     if not (torch.allclose(written.sum(0) + bias, seen["attention"], atol=1e-5 * scale + 1e-6)

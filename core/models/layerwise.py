@@ -190,7 +190,7 @@ def log_normaliser(model: PretrainedModel, normed):
 
     output = model.model.get_output_embeddings()
     weight, bias = output.weight, getattr(output, "bias", None)
-    total = torch.full(normed.shape[:-1], -torch.inf)
+    total = torch.full(normed.shape[:-1], -torch.inf, dtype=torch.float32)
     for start in range(0, weight.shape[0], VOCAB_CHUNK):
         logits = normed @ weight[start:start + VOCAB_CHUNK].float().T      # (..., d) @ (d, v) -> (..., v)
         if bias is not None:
@@ -205,7 +205,7 @@ def top_tokens(model: PretrainedModel, normed, k: int = 5) -> tuple[np.ndarray, 
 
     output = model.model.get_output_embeddings()
     weight, bias = output.weight, getattr(output, "bias", None)
-    best_logits = torch.full((normed.shape[0], k), -torch.inf)
+    best_logits = torch.full((normed.shape[0], k), -torch.inf, dtype=torch.float32)
     best_ids = torch.zeros((normed.shape[0], k), dtype=torch.long)
     for start in range(0, weight.shape[0], VOCAB_CHUNK):
         logits = normed @ weight[start:start + VOCAB_CHUNK].float().T      # (B, d) @ (d, v) -> (B, v)
