@@ -245,16 +245,17 @@ def _layer_call(model: PretrainedModel, blocks, ids: list[int]):
 def _first_layer_input(model: PretrainedModel, blocks, ids: list[int]):
     """The residual stream entering the first layer (T, d) and the layers' other arguments, float32."""
     (args, kwargs), hidden = _layer_call(model, blocks, ids)
-    return hidden[0].float(), _as_float32(args), {k: _as_float32(v) for k, v in kwargs.items()}
+    return hidden[0].float(), as_float32(args), {k: as_float32(v) for k, v in kwargs.items()}
 
 
-def _as_float32(value):
+def as_float32(value):
+    """A layer's argument in float32: floating tensors converted, tuples of them too, the rest as is."""
     import torch
 
     if isinstance(value, torch.Tensor) and value.is_floating_point():
         return value.float()
     if isinstance(value, tuple):
-        return tuple(_as_float32(v) for v in value)
+        return tuple(as_float32(v) for v in value)
     return value
 
 

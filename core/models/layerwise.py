@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from core.models.ablation import BLOCKS
+from core.models.ablation import BLOCKS, as_float32
 from core.models.lens import FINAL_NORMS
 from core.models.pretrained import PretrainedModel, find_submodule
 
@@ -86,21 +86,11 @@ def layer_inputs(model: PretrainedModel, ids: list[int], own_logits: bool = True
     args, kwargs = captured["call"]
     hidden = args[0] if args else kwargs["hidden_states"]
     skipped = ("hidden_states", "cache", "past_key_values", "past_key_value", "layer_past", "use_cache")
-    kwargs = {k: _as_float32(v) for k, v in kwargs.items() if k not in skipped}
+    kwargs = {k: as_float32(v) for k, v in kwargs.items() if k not in skipped}
     own = None if logits is None else logits.float().numpy()
     if own is not None:
         own.flags.writeable = False
-    return LayerInputs(hidden[0].float(), tuple(_as_float32(a) for a in args[1:]), kwargs, own)
-
-
-def _as_float32(value):
-    import torch
-
-    if isinstance(value, torch.Tensor) and value.is_floating_point():
-        return value.float()
-    if isinstance(value, tuple):
-        return tuple(_as_float32(v) for v in value)
-    return value
+    return LayerInputs(hidden[0].float(), tuple(as_float32(a) for a in args[1:]), kwargs, own)
 
 
 def float32_layer(model: PretrainedModel, layer: int):

@@ -26,7 +26,7 @@ from typing import Callable
 
 import numpy as np
 
-from core.models.ablation import BLOCKS, _one_thread
+from core.models.ablation import BLOCKS, _one_thread, as_float32
 from core.models.lens import FINAL_NORMS
 from core.models.pretrained import PretrainedModel, find_submodule
 
@@ -172,18 +172,8 @@ def _first_layer_inputs(model: PretrainedModel, blocks, ids, cache=None):
         finally:
             handle.remove()
     hidden = args[0] if args else kwargs["hidden_states"]
-    kwargs = {k: v if k in CACHE_KEYS else _float32(v) for k, v in kwargs.items() if k != "hidden_states"}
-    return hidden.float(), tuple(_float32(a) for a in args[1:]), kwargs
-
-
-def _float32(value):
-    import torch
-
-    if isinstance(value, torch.Tensor) and value.is_floating_point():
-        return value.float()
-    if isinstance(value, tuple):
-        return tuple(_float32(v) for v in value)
-    return value
+    kwargs = {k: v if k in CACHE_KEYS else as_float32(v) for k, v in kwargs.items() if k != "hidden_states"}
+    return hidden.float(), tuple(as_float32(a) for a in args[1:]), kwargs
 
 
 def _cache_of(kwargs):
