@@ -140,7 +140,8 @@ def hidden_page_on_an_upload():
     weight = rng.normal(size=(400, 8)).astype(np.float32) + 1.0
     weight[:5] = 0.25                                    # five identical rows: found as references
     tokens = tuple(["=cmd()"] + [f"w{i}" for i in range(1, 400)])
-    tables.keep_upload(EmbeddingTable("mine.npy", weight, tokens, np.arange(400), key="upload:mine"))
+    # a key no other test's table has: derived arrays are cached by key (a real upload's is its content hash)
+    tables.keep_upload(EmbeddingTable("mine.npy", weight, tokens, np.arange(400), key="upload:hidden-page-400x8"))
     # the page by its absolute path: the test must not depend on the worker's cwd
     runpy.run_path(str(Path(tables.__file__).resolve().parents[1] / "app_pages" / "hidden.py"))
 
