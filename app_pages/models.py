@@ -12,7 +12,7 @@ from core.models.heads import without_first_key
 from core.models.pretrained import BUILTIN_MODELS
 from core.models.probes import is_causal_map
 from core.text import piece_marks_note
-from ui import cached, inside_model, render, state, tables
+from ui import cached, inside_model, render, state, tables, widgets
 
 st.title("🧠 Attention in a real model")
 model = tables.current_model()
@@ -42,13 +42,8 @@ def show_facts() -> None:
 def read_tokens() -> list[int] | None:
     text = state.kept_widget(st.text_input, "Text", "lookup_text", tables.PRETRAINED_TEXT, query="text",
                               parse=state.parse_text, max_chars=MAX_TEXT_CHARS)
-    try:
-        ids = model.encode(text)
-    except ValueError as error:
-        render.error_box(error)
-        return None
-    if not ids:
-        st.error("The tokenizer produced no tokens: type some text.")
+    ids = widgets.model_ids(model, text)
+    if ids is None:
         return None
     if len(ids) > MAX_SHOWN_MODEL_TOKENS:
         st.warning(f"The text has {len(ids)} tokens; the maps use the first {MAX_SHOWN_MODEL_TOKENS}.")

@@ -101,7 +101,7 @@ def take_typed_step() -> None:
 def show_step(step, target_name: str, steps_taken: int) -> None:
     input_name = st.session_state.get("train_input", "kamienny")
     if input_name == target_name:
-        st.info(f"The input is “{input_name}” and the label is also “{target_name}”: still only the "
+        st.info(f"The input is “{render.md(input_name)}” and the label is also “{render.md(target_name)}”: still only the "
                 "input row moves; the label only chooses which probability to raise.")
     note = learning_rate_note(step)
     if note is not None:

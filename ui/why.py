@@ -9,7 +9,7 @@ from core.limits import MAX_TEXT_CHARS
 from core.models.pretrained import BUILTIN_MODELS
 from core.text import markdown_literal as md
 from core.text import piece_marks_note
-from ui import cached, render, state, tables
+from ui import cached, render, state, tables, widgets
 from ui.inside_model import computed  # noqa: F401  (the pages call why.computed: one rule for both pages)
 
 MAX_WHY_TOKENS = 48          # a text's tokens explained here (the patching grid has L × T cells)
@@ -35,13 +35,8 @@ def read_text(model, label: str, key: str, default: str, query: str) -> tuple[in
     """A text widget kept in the URL -> its token ids (shown as pieces), or None after a message."""
     text = state.kept_widget(st.text_input, label, key, default, query=query, parse=state.parse_text,
                              max_chars=MAX_TEXT_CHARS)
-    try:
-        ids = model.encode(text)
-    except ValueError as error:
-        render.error_box(error)
-        return None
-    if not ids:
-        st.error("The tokenizer produced no tokens: type some text.")
+    ids = widgets.model_ids(model, text)
+    if ids is None:
         return None
     if len(ids) > MAX_WHY_TOKENS:
         st.error(f"The text has {len(ids)} tokens: at most {MAX_WHY_TOKENS} are explained here. Shorten it.")

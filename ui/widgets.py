@@ -20,6 +20,19 @@ def sentence_ids(table: EmbeddingTable, label: str = "Sentence") -> list[int] | 
         return None
 
 
+def model_ids(model, text: str) -> list[int] | None:
+    """A text -> the model tokenizer's ids, or None after a message (an error it raised, or no tokens)."""
+    try:
+        ids = model.encode(text)
+    except ValueError as error:
+        render.error_box(error)
+        return None
+    if not ids:
+        st.error("The tokenizer produced no tokens: type some text.")
+        return None
+    return ids
+
+
 def token_stages(table: EmbeddingTable, token_ids: list[int], position: int):
     """Id, one-hot, embedding and contextual vector of one token of the text."""
     from core.lessons.pipeline import model_token_stages, toy_token_stages
