@@ -18,6 +18,7 @@ import numpy as np
 
 from core.blocks import float32_blocks
 from core.geometry import top_k
+from core.id_gap import id_gap_correlation
 
 _ROWS_PER_STEP = 16_384     # rows turned into unit rows at once (~36 MB of float32 at d = 576)
 
@@ -58,7 +59,7 @@ def column_stats(weight: np.ndarray) -> ColumnStats:
     return ColumnStats(mean, np.sqrt(np.clip(squares / count - mean ** 2, 0.0, None)))
 
 
-def _standardised(block: np.ndarray, stats: ColumnStats | None) -> np.ndarray:
+def standardise_rows(block: np.ndarray, stats: ColumnStats | None) -> np.ndarray:
     """(b, d) -> z-scores (b, d) float32; a constant column becomes 0 (it separates nothing)."""
     if stats is None:
         return block
@@ -72,7 +73,7 @@ def anisotropy(weight: np.ndarray, stats: ColumnStats | None = None) -> Anisotro
     width = weight.shape[1]
     unit_sum, unit_squares, count = np.zeros(width), np.zeros(width), 0
     for _, block in _row_steps(weight):
-        rows = _standardised(block, stats)
+        rows = standardise_rows(block, stats)
         norms = np.sqrt(np.einsum("ij,ij->i", rows, rows, dtype=np.float64))
         kept = norms > 0
         unit = rows[kept] / norms[kept, None].astype(np.float32)                  # (b', d)
@@ -108,7 +109,7 @@ def standardised_norms(weight: np.ndarray, stats: ColumnStats) -> np.ndarray:
     """(V,) lengths of the standardised rows."""
     norms = np.empty(weight.shape[0])
     for start, block in _row_steps(weight):
-        rows = _standardised(block, stats)
+        rows = standardise_rows(block, stats)
         norms[start:start + len(block)] = np.sqrt(np.einsum("ij,ij->i", rows, rows, dtype=np.float64))
     return norms
 
@@ -129,6 +130,17 @@ def standardised_nearest(weight: np.ndarray, query_row: int, k: int, stats: Colu
     cosines[~np.isfinite(cosines)] = -np.inf
     cosines[query_row] = -np.inf
     return top_k(cosines, min(k, weight.shape[0] - 1))
+
+
+def id_gap_r(weight: np.ndarray, ids: np.ndarray, stats: ColumnStats | None = None,
+             norms: np.ndarray | None = None) -> float:
+    """The exact Pearson r of cosine against id gap over every pair (core.id_gap, the Geometry
+    page's number) for the table as it is, or with stats for the standardised table, read block
+    by block (never built). norms (V,): the rows' lengths in that same table (standardised_norms)."""
+    if stats is None:
+        return id_gap_correlation(weight, ids, norms=norms)
+    norms = standardised_norms(weight, stats) if norms is None else norms
+    return id_gap_correlation(weight, ids, norms=norms, transform=lambda block: standardise_rows(block, stats))
 
 
 def overlap(a, b) -> float:

@@ -48,8 +48,9 @@ def _tree_prefix_dots(rows: np.ndarray, weights: np.ndarray) -> tuple[float, np.
     return total, sums[0].astype(np.float64), weighted[0].astype(np.float64)
 
 
-def _chunks(weight: np.ndarray, inverse: np.ndarray, order: np.ndarray):
-    """Unit rows (b, d) float32 in id order, one chunk at a time: never a full-size copy."""
+def _chunks(weight: np.ndarray, inverse: np.ndarray, order: np.ndarray, transform=None):
+    """Unit rows (b, d) float32 in id order, one chunk at a time: never a full-size copy.
+    transform: (b, d) float32 -> (b, d) float32 applied to the rows before their unit scale."""
     contiguous = len(order) == len(weight) and bool(np.all(np.diff(order) == 1))
     for start in range(0, len(order), _CHUNK):
         if contiguous:
@@ -57,10 +58,11 @@ def _chunks(weight: np.ndarray, inverse: np.ndarray, order: np.ndarray):
         else:
             picked = order[start:start + _CHUNK]
             rows, scale = weight[picked], inverse[picked]
-        yield start, as_float32(rows) * scale[:, None]
+        rows = as_float32(rows) if transform is None else transform(as_float32(rows))
+        yield start, rows * scale[:, None]
 
 
-def _pair_sums(weight: np.ndarray, ids: np.ndarray, inverse: np.ndarray) -> PairSums:
+def _pair_sums(weight: np.ndarray, ids: np.ndarray, inverse: np.ndarray, transform=None) -> PairSums:
     """Sums over all pairs i<j of c = cos(E_i, E_j) and g = |id_i - id_j| in O(V d^2).
 
     weight (V, d); inverse (V,) float32 = 1/|E_i|, or 0 for a zero row (no direction: left out).
@@ -79,7 +81,7 @@ def _pair_sums(weight: np.ndarray, ids: np.ndarray, inverse: np.ndarray) -> Pair
     width = weight.shape[1]
     total, gram = np.zeros(width), np.zeros((width, width))
     prefix_dots, weighted_sum = 0.0, np.zeros(width)
-    for start, unit in _chunks(weight, inverse, order):
+    for start, unit in _chunks(weight, inverse, order, transform):
         inside, chunk_sum, chunk_weighted = _tree_prefix_dots(unit, a[start:start + _CHUNK])
         prefix_dots += inside + float(chunk_weighted @ total)   # total = prefix before this chunk
         total += chunk_sum
@@ -94,17 +96,22 @@ def _pair_sums(weight: np.ndarray, ids: np.ndarray, inverse: np.ndarray) -> Pair
     return PairSums(n * (n - 1) / 2.0, sum_cos, sum_cos2, sum_gap, sum_gap2, sum_cos_gap)
 
 
-def id_gap_correlation(weight: np.ndarray, ids=None, norms: np.ndarray | None = None) -> float:
+def id_gap_correlation(weight: np.ndarray, ids=None, norms: np.ndarray | None = None,
+                       transform=None) -> float:
     """Exact Pearson r over all pairs i<j of cos(E_i, E_j) and |id_i - id_j| (NaN if undefined).
 
     weight (V, d); ids (V,) token ids, default row indices; `norms` (V,) the cached row norms,
-    if at hand. No sampling.
+    if at hand. No sampling. transform: a function of float32 row blocks (b, d) -> (b, d), the
+    table as the cosines should see it (core.anisotropy's z-scores), applied block by block so the
+    transformed table is never built; `norms` must then be the transformed rows' lengths.
     """
     weight = np.asarray(weight)
     ids = np.arange(weight.shape[0]) if ids is None else np.asarray(ids, dtype=np.int64)
+    if norms is None and transform is not None:
+        raise ValueError("a transformed table needs the transformed rows' norms")
     norms = row_norms(weight) if norms is None else np.asarray(norms)
     inverse = np.divide(1.0, norms, out=np.zeros(len(norms)), where=norms > 0).astype(np.float32)
-    sums = _pair_sums(weight, ids, inverse)
+    sums = _pair_sums(weight, ids, inverse, transform)
     if sums.count < 2:
         return float("nan")
     mean_cos, mean_gap = sums.sum_cos / sums.count, sums.sum_gap / sums.count

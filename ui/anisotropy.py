@@ -60,6 +60,29 @@ def neighbour_rows(table: EmbeddingTable, row: int) -> tuple[list[int], list[int
     return raw, z
 
 
+@st.cache_data(show_spinner="Correlating every pair's cosine with its id gap, standardised…", max_entries=32)
+def _standardised_r_by_key(key: str, _table: EmbeddingTable) -> float:
+    value = an.id_gap_r(_table.weight, _table.ids, column_stats(_table), _standardised_norms_by_key(key, _table))
+    cached.release_memory()
+    return value
+
+
+def id_gap_r(table: EmbeddingTable, standardise: bool) -> float:
+    """The Geometry page's exact r(cosine, id gap) over every pair: of the table, or standardised."""
+    return _standardised_r_by_key(table.key, table) if standardise else cached.cached_id_gap_correlation(table)
+
+
+def changes_frame(raw: an.Anisotropy, z: an.Anisotropy, r_raw: float, r_z: float) -> pd.DataFrame:
+    """What standardising changes, one line a number: as it is, standardised, the change."""
+    top_raw, top_z = int(raw.top_dimensions(1)[0]), int(z.top_dimensions(1)[0])
+    lines = [("mean cosine of every pair", raw.mean_cosine, z.mean_cosine),
+             (f"largest one dimension's part (dim {top_raw} → dim {top_z})",
+              raw.contributions[top_raw], z.contributions[top_z]),
+             ("r(cosine, id gap) over every pair", r_raw, r_z)]
+    return pd.DataFrame({"number": [name for name, _, _ in lines], "as it is": [a for _, a, _ in lines],
+                         "standardised": [b for _, _, b in lines], "change": [b - a for _, a, b in lines]})
+
+
 def show_anisotropy(table: EmbeddingTable) -> None:
     st.header("Anisotropy and rogue dimensions")
     st.markdown("If every row leans the same way, any two tokens look alike. Timkey & van Schijndel (2021, "
@@ -71,18 +94,18 @@ def show_anisotropy(table: EmbeddingTable) -> None:
         st.warning(f"This table has {table.vocab_size} rows: a mean over {table.vocab_size * (table.vocab_size - 1):,} "
                    "ordered pairs says little about a vocabulary, and a dimension's 'share' is mostly chance.")
     raw, z = anisotropy(table, False), anisotropy(table, True)
+    if np.isnan(raw.mean_cosine):
+        st.info("Fewer than two non-zero rows: there is no pair to average.")
+        return
     shown = z if standardise else raw
-    sampled, error = _sampled_by_key(table.key, table.weight)
-    c1, c2, c3 = st.columns(3)
-    c1.metric("Mean cosine, every pair (exact)", f"{raw.mean_cosine:.4f}")
-    c2.metric("20,000 random pairs", f"{sampled:.4f} ± {error:.4f}", help="seed 0; ± one standard error")
-    c3.metric("Standardised: mean cosine", f"{z.mean_cosine:.4f}")
+    r_raw, r_z = id_gap_r(table, False), id_gap_r(table, True)
+    show_numbers(table, raw, z, r_raw, r_z, standardise)
     st.latex(r"\overline{\cos}=\frac{\lVert\sum_i u_i\rVert^2-n}{n(n-1)},\qquad"
              r"\text{dimension }k:\ \frac{(\sum_i u_{ik})^2-\sum_i u_{ik}^2}{n(n-1)},\quad u_i=\frac{x_i}{\lVert x_i\rVert}")
     st.caption(f"Exact over all {shown.rows:,} non-zero rows from their unit vectors (no pair is listed); the "
                "dimensions' parts add up to the mean.")
     if np.isnan(shown.mean_cosine):
-        st.info("Fewer than two non-zero rows: there is no pair to average.")
+        st.info("Standardised, fewer than two rows keep a direction: there is no pair to average.")
         return
     top = shown.top_dimensions(min(TOP_DIMENSIONS, table.width))
     title = ("Standardised table" if standardise else "The table as it is") + \
@@ -94,11 +117,38 @@ def show_anisotropy(table: EmbeddingTable) -> None:
                                     "raw mean": stats.mean[top], "raw std": stats.std[top]}),
                       hide_index=True, column_config={"share of the mean": st.column_config.NumberColumn(format="%.3f"),
                                      "contribution": st.column_config.NumberColumn(format="%.3e")})
+    if standardise and abs(z.mean_cosine) < 0.01:
+        st.caption("Standardised, the mean is near 0: a dimension's share of it is a ratio of two small numbers.")
+    show_changes(table, raw, z, r_raw, r_z)
+
+
+def show_numbers(table: EmbeddingTable, raw: an.Anisotropy, z: an.Anisotropy, r_raw: float, r_z: float,
+                 standardise: bool) -> None:
+    """The toggle's view in three metrics; standardised, each says how far it moved."""
+    sampled, error = _sampled_by_key(table.key, table.weight)
+    mean, r = (z.mean_cosine, r_z) if standardise else (raw.mean_cosine, r_raw)
+    c1, c2, c3 = st.columns(3)
+    c1.metric("Mean cosine, every pair (exact)", f"{mean:.4f}", delta_color="off",
+              delta=f"{mean - raw.mean_cosine:+.4f} from the table as it is" if standardise else None)
+    c2.metric("r(cosine, id gap), every pair", f"{r:+.4f}", delta_color="off",
+              delta=f"{r - r_raw:+.4f} from the table as it is" if standardise else None,
+              help="The Geometry page's exact Pearson r: does a token's cosine with another follow how far "
+                   "apart their ids are?")
+    c3.metric("20,000 random pairs, as it is", f"{sampled:.4f} ± {error:.4f}", help="seed 0; ± one standard error")
+
+
+def show_changes(table: EmbeddingTable, raw: an.Anisotropy, z: an.Anisotropy, r_raw: float, r_z: float) -> None:
+    st.subheader("What standardising changes")
+    render.show_frame(changes_frame(raw, z, r_raw, r_z), hide_index=True, width="stretch",
+                      column_config={c: st.column_config.NumberColumn(format="%+.4f")
+                                     for c in ("as it is", "standardised", "change")})
+    st.caption("The toggle above switches the metrics and the bars between the two columns. A small r means a "
+               "token's cosine with another does not follow how far apart their ids are.")
     show_neighbour_overlap(table)
 
 
 def show_neighbour_overlap(table: EmbeddingTable) -> None:
-    st.subheader(f"What standardising changes: each chosen token's {NEIGHBOURS} nearest neighbours")
+    st.markdown(f"**Each chosen token's {NEIGHBOURS} nearest neighbours**, as it is and standardised")
     rows = chosen.chosen_rows(table)
     if table.vocab_size <= NEIGHBOURS + 1:
         st.info(f"With {table.vocab_size} rows every token's neighbours are all the others: overlap@{NEIGHBOURS} "

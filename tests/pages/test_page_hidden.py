@@ -158,3 +158,52 @@ def test_an_upload_finds_its_identical_rows_and_its_csv_is_safe():
     from ui.hidden import csv_text
     assert csv_text(frame).splitlines()[1].split(",")[1] == "'=cmd()"   # ...and neutralised in the file
     assert metric(at, "Mean cosine, every pair (exact)") != "nan"
+
+
+def numpy_id_gap_r(x: np.ndarray, ids: np.ndarray) -> float:
+    """Pearson r of cosine and id gap over every pair i < j in float64, by prefix sums in id order
+    (another algorithm than core.id_gap's float32 pairwise tree): Σ_{i<j} (a_j − a_i) u_i·u_j =
+    Σ_j a_j u_j·P_j − Σ_i a_i u_i·(S − P_i − u_i), P_j the sum of the rows before j."""
+    keep = np.linalg.norm(x, axis=1) > 0
+    order = np.argsort(ids[keep], kind="stable")
+    u, a = x[keep][order], ids[keep][order].astype(np.float64)
+    u = u / np.linalg.norm(u, axis=1, keepdims=True)
+    n, total = len(u), u.sum(axis=0)
+    before = np.cumsum(u, axis=0) - u                                          # (n, d) P_j
+    pairs = n * (n - 1) / 2
+    sum_cos, sum_cos2 = (total @ total - n) / 2, (np.sum((u.T @ u) ** 2) - n) / 2
+    sum_cos_gap = np.einsum("ij,ij->i", u, before) @ a - np.einsum("ij,ij->i", u, total - before - u) @ a
+    sum_gap, sum_gap2 = a @ (2 * np.arange(n) - (n - 1)), n * (a @ a) - a.sum() ** 2
+    mean_cos, mean_gap = sum_cos / pairs, sum_gap / pairs
+    return float((sum_cos_gap / pairs - mean_cos * mean_gap)
+                 / np.sqrt((sum_cos2 / pairs - mean_cos ** 2) * (sum_gap2 / pairs - mean_gap ** 2)))
+
+
+def test_minilm_standardising_reports_mean_cosine_r_and_neighbours_as_numpy_does():
+    from ui import cached
+
+    at = open_page("hidden", table="minilm", tokens="king queen cat")
+    assert_clean(at)
+    before = metric(at, "Mean cosine, every pair (exact)"), metric(at, "r(cosine, id gap), every pair")
+    at.toggle(key="hid_z").set_value(True).run()
+    assert_clean(at)
+    after = metric(at, "Mean cosine, every pair (exact)"), metric(at, "r(cosine, id gap), every pair")
+    assert before[0] != after[0] and before[1] != after[1]           # the toggle changes both numbers shown
+    changes = next(frame.value for frame in at.dataframe if "standardised" in frame.value.columns).set_index("number")
+    table = cached.loaded_model("minilm").table
+    x = np.asarray(table.weight, dtype=np.float64)
+    z = (x - x.mean(axis=0)) / x.std(axis=0)                          # no constant column in MiniLM
+    unit, unit_z = (m / np.linalg.norm(m, axis=1, keepdims=True) for m in (x, z))
+    mean_cos = [(np.sum(u.sum(axis=0) ** 2) - len(u)) / (len(u) * (len(u) - 1)) for u in (unit, unit_z)]
+    r = [numpy_id_gap_r(m, table.ids) for m in (x, z)]
+    # float32 unit rows summed in float64 (the page) against float64 throughout: ~1e-8 measured, 1e-6 allowed
+    np.testing.assert_allclose(changes.loc["mean cosine of every pair", ["as it is", "standardised"]], mean_cos,
+                               atol=1e-6)
+    np.testing.assert_allclose(changes.loc["r(cosine, id gap) over every pair", ["as it is", "standardised"]], r,
+                               atol=1e-6)
+    assert after == (f"{mean_cos[1]:.4f}", f"{r[1]:+.4f}") and before == (f"{mean_cos[0]:.4f}", f"{r[0]:+.4f}")
+    overlap = next(frame.value for frame in at.dataframe if "overlap@10" in frame.value.columns)
+    for token, shown in zip(overlap["token"], overlap["overlap@10"]):
+        row = table.tokens.index(token)
+        nearest = [set(np.argsort(-(u @ u[row]), kind="stable")[1:11].tolist()) for u in (unit, unit_z)]
+        assert shown == len(nearest[0] & nearest[1]) / 10, token

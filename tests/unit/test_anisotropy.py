@@ -96,3 +96,41 @@ def test_layer_anisotropy_against_every_pair():
             mean, parts = brute_force(states[layer, int(skip):])
             assert result.mean_cosine[layer] == pytest.approx(mean, abs=1e-6)
             np.testing.assert_allclose(result.contributions[layer], parts, atol=1e-6)
+
+
+def brute_id_gap_r(weight: np.ndarray, ids: np.ndarray) -> float:
+    """Pearson r of cosine and |id gap| over every pair i < j, the pairs listed one by one."""
+    rows = np.asarray(weight, dtype=np.float64)
+    cosines, gaps = [], []
+    for i in range(len(rows)):
+        for j in range(i + 1, len(rows)):
+            cosines.append(rows[i] @ rows[j] / (np.linalg.norm(rows[i]) * np.linalg.norm(rows[j])))
+            gaps.append(abs(int(ids[i]) - int(ids[j])))
+    return float(np.corrcoef(cosines, gaps)[0, 1])
+
+
+def test_id_gap_r_of_the_standardised_table_against_every_pair():
+    rng = np.random.default_rng(3)
+    ids = rng.permutation(90) * 3                                                  # ids out of row order
+    # a drift along the ids in two dimensions, and one rogue dimension that hides it
+    weight = rng.normal(size=(90, 6)) + np.outer(ids / 90.0, [1.0, -0.5, 0, 0, 0, 0]) + [0, 0, 0, 3.0, 0, 0]
+    weight = weight.astype(np.float32)
+    stats = an.column_stats(weight)
+    z = (weight.astype(np.float64) - weight.astype(np.float64).mean(axis=0)) / weight.astype(np.float64).std(axis=0)
+    # float32 unit rows, float64 sums over 4,005 pairs: the float32 promise, 1e-6. (r divides by the
+    # cosines' variance, a difference of float32 sums: a rogue dimension so large that every cosine is
+    # ~0.9 leaves that variance small and r off by ~1e-5, at core.id_gap's own precision.)
+    assert an.id_gap_r(weight, ids) == pytest.approx(brute_id_gap_r(weight, ids), abs=1e-6)
+    assert an.id_gap_r(weight, ids, stats) == pytest.approx(brute_id_gap_r(z, ids), abs=1e-6)
+    assert an.id_gap_r(weight, ids, stats, an.standardised_norms(weight, stats)) == pytest.approx(
+        brute_id_gap_r(z, ids), abs=1e-6)
+    assert abs(brute_id_gap_r(z, ids) - brute_id_gap_r(weight, ids)) > 0.02      # the test tells them apart (0.04)
+
+
+def test_id_gap_r_of_a_float16_table_with_a_constant_column():
+    rng = np.random.default_rng(4)
+    weight = rng.normal(size=(70, 5)).astype(np.float16)
+    weight[:, 2] = 1.5                                                             # std 0: the column drops out
+    stats = an.column_stats(weight)
+    z = (weight.astype(np.float64) - stats.mean) / np.where(stats.std > 0, stats.std, np.inf)
+    assert an.id_gap_r(weight, np.arange(70), stats) == pytest.approx(brute_id_gap_r(z, np.arange(70)), abs=1e-6)
