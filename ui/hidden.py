@@ -4,8 +4,6 @@ indicator of every token, the candidates (table, map, CSV) and their verificatio
 The st.cache_* functions here draw nothing; progress is drawn by the section that asks."""
 from __future__ import annotations
 
-import io
-
 import numpy as np
 import pandas as pd
 import streamlit as st
@@ -23,27 +21,6 @@ MAX_LISTED = 200            # candidates listed in the page's table (the CSV has
 MAX_PRESENTED = 30          # in presentation mode: a plain table the projector's type size can reach
 MAX_VERIFIED = 50           # candidates verified at once (~1 s each on 2 free cores)
 DEFAULT_VERIFIED = 10
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
-
-
-def csv_safe(value):
-    """A cell a spreadsheet will not run as a formula: text starting with = + - @ tab or CR gets a
-    leading apostrophe (OWASP's CSV-injection rule). Numbers stay numbers.
-    (A local copy until ui/render.py has the shared helper.)"""
-    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
-        return "'" + value
-    return value
-
-
-def csv_text(frame: pd.DataFrame) -> str:
-    safe = frame.copy()
-    for column in safe.columns:
-        if not pd.api.types.is_numeric_dtype(safe[column]):
-            safe[column] = [csv_safe(v) for v in safe[column]]
-    safe.columns = [csv_safe(str(c)) for c in safe.columns]
-    buffer = io.StringIO()
-    safe.to_csv(buffer, index=False)
-    return buffer.getvalue()
 
 
 # ---------------------------------------------------------------- cached computations (draw nothing)
@@ -204,7 +181,7 @@ def show_candidates(table: EmbeddingTable, frame: pd.DataFrame, found: vh.Candid
     more = f" (the first {len(listed)} listed)" if len(frame) > len(listed) else ""
     st.caption(f"{len(frame):,} candidates: the lowest {found.percentile:g} % of the tokens, at or below "
                f"{found.threshold:.4g}{more}.")
-    st.download_button(f"⬇ candidates ({len(frame):,} rows).csv", csv_text(frame),
+    st.download_button(f"⬇ candidates ({len(frame):,} rows).csv", render.frame_csv_text(frame),
                        file_name=f"{render.export_name('undertrained')}.csv", mime="text/csv", key="hid_csv")
 
 

@@ -51,25 +51,45 @@ def spreadsheet_safe(text: str) -> str:
 
 
 def matrix_frame(matrix: np.ndarray, row_labels=None, column_labels=None) -> pd.DataFrame:
-    """(R, C) numbers with their labels; labels (tokens: strangers' text) are made spreadsheet-safe,
-    the numbers stay numeric columns (a negative number is a number, never quoted)."""
+    """(R, C) numbers with their labels (a numeric frame; frame_csv_text makes the labels safe)."""
     matrix = np.asarray(matrix)
     columns = column_labels if column_labels is not None else [f"x{i}" for i in range(matrix.shape[1])]
-    frame = pd.DataFrame(matrix, columns=[spreadsheet_safe(str(c)) for c in columns])
+    frame = pd.DataFrame(matrix, columns=[str(c) for c in columns])
     if row_labels is not None:
-        frame.insert(0, "row", [spreadsheet_safe(str(r)) for r in row_labels])
+        frame.insert(0, "row", [str(r) for r in row_labels])
     return frame
 
 
-def csv_text(matrix: np.ndarray, row_labels=None, column_labels=None) -> str:
-    """The matrix as CSV at full precision (shortest repr of each float), labels spreadsheet-safe and
-    quoted (a CR inside a token would otherwise end the row: pandas quotes only at "\n"), numbers
-    unquoted so every spreadsheet reads them as numbers."""
+def spreadsheet_safe_frame(frame: pd.DataFrame) -> pd.DataFrame:
+    """A copy whose text cells and column names are spreadsheet_safe; numeric columns untouched
+    (a negative number is a number, never quoted or prefixed)."""
+    safe = frame.copy()
+    for position in range(safe.shape[1]):                         # by position: names may repeat (tokens)
+        column = safe.iloc[:, position]
+        if not pd.api.types.is_numeric_dtype(column):             # object, or pandas' own string type
+            safe.isetitem(position, [spreadsheet_safe(v) if isinstance(v, str) else v for v in column])
+    safe.columns = [spreadsheet_safe(str(c)) for c in safe.columns]
+    return safe
+
+
+def frame_csv_text(frame: pd.DataFrame, preamble=()) -> str:
+    """The one CSV writer of every download: text cells and headers spreadsheet-safe and quoted (a CR
+    inside a token would otherwise end the row: pandas quotes only at "\n"), numbers unquoted at full
+    precision (shortest repr of each float) so every spreadsheet reads them as numbers. preamble:
+    lines written first, one quoted, spreadsheet-safe cell each (a file's settings, say)."""
     import csv
 
     buffer = io.StringIO()
-    matrix_frame(matrix, row_labels, column_labels).to_csv(buffer, index=False, quoting=csv.QUOTE_NONNUMERIC)
+    writer = csv.writer(buffer, quoting=csv.QUOTE_NONNUMERIC, lineterminator="\n")
+    for line in preamble:
+        writer.writerow([spreadsheet_safe(str(line))])
+    spreadsheet_safe_frame(frame).to_csv(buffer, index=False, quoting=csv.QUOTE_NONNUMERIC, lineterminator="\n")
     return buffer.getvalue()
+
+
+def csv_text(matrix: np.ndarray, row_labels=None, column_labels=None) -> str:
+    """The matrix (R, C) with its labels as CSV (frame_csv_text)."""
+    return frame_csv_text(matrix_frame(matrix, row_labels, column_labels))
 
 
 def csv_button(matrix: np.ndarray, name: str, row_labels=None, column_labels=None,

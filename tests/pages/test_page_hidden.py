@@ -12,6 +12,12 @@ def metric(at, label: str) -> str:
     return next(m.value for m in at.metric if m.label == label)
 
 
+def figure_titled(at, words: str) -> dict:
+    """The page's first figure whose title has these words."""
+    return next(f for f in (figure(at, i) for i in range(len(at.get("plotly_chart"))))
+                if words in f["layout"]["title"]["text"])
+
+
 def candidates_frame(at) -> pd.DataFrame:
     return next(frame.value for frame in at.dataframe if "indicator" in frame.value.columns)
 
@@ -57,16 +63,6 @@ def test_typed_references_drive_the_cosine_indicator():
     assert metric(at, "Reference tokens among them") != "0"
 
 
-def test_csv_cells_cannot_run_as_formulas():
-    from ui.hidden import csv_text
-
-    frame = pd.DataFrame({"token": ["=1+1", "+cmd", "-x", "@a", "\tb", "plain"], "id": [1, 2, 3, 4, 5, 6],
-                          "indicator": [-1.5, 0.1, 0.2, 0.3, 0.4, 0.5]})
-    read = pd.read_csv(io.StringIO(csv_text(frame)))
-    assert read["token"].tolist()[:5] == ["'=1+1", "'+cmd", "'-x", "'@a", "'\tb"]
-    assert read["token"].tolist()[5] == "plain" and np.isclose(read["indicator"][0], -1.5)
-
-
 def test_smollm2_verification_runs_and_fills_the_table():
     at = open_page("hidden", table="smollm2", nver="1")
     assert_clean(at)
@@ -79,8 +75,7 @@ def test_smollm2_verification_runs_and_fills_the_table():
     assert "max p (repeat)" in frame.columns and (frame["verified (p < 0.01)"] == "yes").sum() == 1
     verified = frame[frame["verified (p < 0.01)"] == "yes"]["token"].tolist()
     assert verified == ["Ġtransistorsum"]          # the special tokens above it are not asked
-    bars = next(f for f in (figure(at, i) for i in range(len(at.get("plotly_chart"))))
-                if "verified" in f["layout"]["title"]["text"])
+    bars = figure_titled(at, "verified")
     assert "1 of 1 verified" in bars["layout"]["title"]["text"]
 
 
@@ -88,16 +83,14 @@ def test_smollm2_anisotropy_and_standardised_neighbours():
     at = open_page("hidden", table="smollm2", tokens="king queen cat")
     assert_clean(at)
     assert metric(at, "Mean cosine, every pair (exact)") == "0.4423"
-    bars = next(f for f in (figure(at, i) for i in range(len(at.get("plotly_chart"))))
-                if "dimensions that make most" in f["layout"]["title"]["text"])
+    bars = figure_titled(at, "dimensions that make most")
     assert bars["data"][0]["x"][:3] == ["dim 322", "dim 481", "dim 31"]
     overlap = next(frame.value for frame in at.dataframe if "overlap@10" in frame.value.columns)
     assert len(overlap) == 3 and (overlap["overlap@10"] <= 1).all()
     at.toggle(key="hid_z").set_value(True).run()
     assert_clean(at)
     assert at.query_params["z"] == "True"
-    bars = next(f for f in (figure(at, i) for i in range(len(at.get("plotly_chart"))))
-                if "Standardised table" in f["layout"]["title"]["text"])
+    bars = figure_titled(at, "Standardised table")
     assert "dim 322" not in bars["data"][0]["x"][:3]
 
 
@@ -155,8 +148,9 @@ def test_an_upload_finds_its_identical_rows_and_its_csv_is_safe():
     assert metric(at, "Reference tokens among them") == "5"        # the shortest rows are those five
     frame = candidates_frame(at)
     assert frame["token"].iloc[0] == "=cmd()"                      # shown as it is in the page...
-    from ui.hidden import csv_text
-    assert csv_text(frame).splitlines()[1].split(",")[1] == "'=cmd()"   # ...and neutralised in the file
+    from ui.render import frame_csv_text
+    read = pd.read_csv(io.StringIO(frame_csv_text(frame)))
+    assert read["token"].iloc[0] == "'=cmd()" and read["id"].iloc[0] == frame["id"].iloc[0]   # ...neutralised in the file
     assert metric(at, "Mean cosine, every pair (exact)") != "nan"
 
 

@@ -9,7 +9,9 @@ import io
 import numpy as np
 from helpers import open_page
 
-from ui.render import csv_text, spreadsheet_safe
+import pandas as pd
+
+from ui.render import csv_text, frame_csv_text, spreadsheet_safe
 
 HOSTILE = ['=HYPERLINK("http://127.0.0.1:9/x","click")', "+1+1", "@SUM(1+1)", "=1+1", "-2+3",
            "\tx", "\rx", "plain", "a=b"]
@@ -43,6 +45,19 @@ def test_numbers_are_unquoted_and_labels_quoted_in_the_raw_text():
     raw = csv_text(np.array([[-1.5, 2.0]], dtype=np.float32), ["-2+3"], ["=a", "b\rc"])
     assert raw.splitlines()[0] == '"row","\'=a","b'       # the CR is inside the quoted header cell
     assert raw.endswith('"\'-2+3",-1.5,2.0\n')
+
+
+def test_a_frame_with_repeated_names_missing_values_and_settings_lines():
+    """The one writer of every download (candidates, maps): any frame, its text made safe by position
+    (a text's tokens repeat as column names), settings lines first, numbers and blanks left as they are."""
+    frame = pd.DataFrame([["=1+1", 1, -0.5, None], ["+cmd", 2, np.nan, "ok"]], columns=["the", "id", "the", "@x"])
+    raw = frame_csv_text(frame, preamble=["=evil", "pct: 2"])
+    rows = list(csv.reader(io.StringIO(raw, newline="")))
+    assert rows[:2] == [["'=evil"], ["pct: 2"]]
+    assert rows[2] == ["the", "id", "the", "'@x"]
+    assert rows[3][:3] == ["'=1+1", "1", "-0.5"] and rows[4][:3] == ["'+cmd", "2", ""]
+    assert raw.splitlines()[3].startswith('"\'=1+1",1,-0.5,')      # numbers unquoted, text quoted
+    assert frame.iloc[0, 0] == "=1+1"                                # the shown frame is not changed
 
 
 def test_lookup_csv_is_named_after_figure_and_table():
