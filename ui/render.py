@@ -128,7 +128,8 @@ def presentation_css() -> None:
       [data-testid="stTextInputRootElement"] input, [data-testid="stNumberInputContainer"] input,
       [data-baseweb="textarea"] textarea, [data-testid="stRadio"] label p,
       [data-testid="stExpander"] summary p, [data-testid="stAlertContainer"] p,
-      [data-testid="stTable"] td, [data-testid="stTable"] th { font-size: 1.25rem !important; }
+      [data-testid="stTable"] td, [data-testid="stTable"] th,
+      [data-testid="stMetricDelta"], [data-testid="stMetricDelta"] * { font-size: 1.25rem !important; }
       [data-testid="stMarkdownContainer"] code, [data-testid="stCode"] code { font-size: 1.15rem !important; }
       """ + PRESENTED_SELECT_CSS + "</style>", unsafe_allow_html=True)
 
