@@ -29,6 +29,9 @@ st.caption(render.md(f"Indicator: {vh.INDICATORS[kind]}, read from {source}. ")
            + ("magikarp uses this one for models whose input and output tables are tied." if kind == "cosine_pc"
               else "magikarp's default for models whose input and output tables are not tied." if kind == "norm"
               else "magikarp's plain cosine indicator (no component removed)."))
+note = hidden.without_model_note(model)
+if note:
+    st.info(note)
 if table.vocab_size < 100:
     st.warning(f"This table has {table.vocab_size} tokens: a percentile of so few scores picks one or two "
                "tokens, and which rows are 'unused' means little. The ranking below is all there is.")

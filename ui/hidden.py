@@ -262,6 +262,19 @@ def show_verification(model, candidate_rows: np.ndarray):
     return result
 
 
+def without_model_note(model) -> str | None:
+    """What the indicators can say of a table no model stands behind (None when one does)."""
+    if model is not None:
+        return None
+    if tables.is_edited():
+        return ("An edited table: the model knows nothing of the edits, so only the indicators over the rows "
+                "apply here, and verification cannot run.")
+    return ("No model behind this table (a word-vector file, a toy table or an upload): the indicators read its "
+            "rows alone, with no output layer beside them and no model to verify in. Without reference tokens only "
+            "the row length applies, and a short row may be a rare word as much as an unused slot: GloVe's "
+            "shortest rows are rare strings of its corpus (like 'bb96', 'k978-1'), not tokens training never saw.")
+
+
 CANNOT_SEE = (
     "**What this cannot see.** The indicators read the weights, not the training data: a token that was "
     "seen rarely but enough looks normal; one whose row training left near the others by chance looks "

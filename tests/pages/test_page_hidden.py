@@ -201,3 +201,20 @@ def test_minilm_standardising_reports_mean_cosine_r_and_neighbours_as_numpy_does
         row = table.tokens.index(token)
         nearest = [set(np.argsort(-(u @ u[row]), kind="stable")[1:11].tolist()) for u in (unit, unit_z)]
         assert shown == len(nearest[0] & nearest[1]) / 10, token
+
+
+def test_glove_says_which_methods_apply_and_its_numbers_are_numpys():
+    from core.models.pretrained import load_table
+
+    at = open_page("hidden", table="glove-50d", tokens="king queen cat")
+    assert_clean(at)
+    infos = " ".join(texts(at.info))
+    assert "No model behind this table" in infos and "rare strings" in infos        # what the indicators can say
+    assert "causal language model" in infos and "Contextual vectors come from a model" in infos
+    x = np.asarray(load_table("glove-50d").weight, dtype=np.float64)
+    norms = np.linalg.norm(x, axis=1)
+    assert metric(at, "Candidates") == f"{int(np.sum(norms <= np.percentile(norms, 2.0))):,}"
+    total = (x / norms[:, None]).sum(axis=0)
+    mean_cos = (total @ total - len(x)) / (len(x) * (len(x) - 1))
+    assert metric(at, "Mean cosine, every pair (exact)") == f"{mean_cos:.4f}"        # 0.1126
+    assert len(next(frame.value for frame in at.dataframe if "overlap@10" in frame.value.columns)) == 3
