@@ -154,6 +154,15 @@ def show_changes(table: EmbeddingTable, raw: an.Anisotropy, z: an.Anisotropy, r_
     st.caption("The toggle above switches the metrics and the bars between the two columns. A small r means a "
                "token's cosine with another does not follow how far apart their ids are.")
     show_neighbour_overlap(table)
+    st.info(CANNOT_SEE)
+
+
+CANNOT_SEE = (
+    "**What this cannot see.** The mean cosine says how much the rows lean one common way, not which tokens "
+    "it makes look alike; a dimension's part is its share of that average, not what it encodes. Standardising "
+    "uses the vocabulary's own means and spreads, every token counted once however rare, so it treats each "
+    "dimension as a separate axis and cannot undo a direction spread over many of them. The layers below "
+    "average one text's positions: a measurement over many texts would need many texts.")
 
 
 def show_neighbour_overlap(table: EmbeddingTable) -> None:
