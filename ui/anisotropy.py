@@ -83,14 +83,6 @@ def changes_frame(raw: an.Anisotropy, z: an.Anisotropy, r_raw: float, r_z: float
                          "standardised": [b for _, _, b in lines], "change": [b - a for _, a, b in lines]})
 
 
-def projected(frame: pd.DataFrame, small: list[str]) -> pd.DataFrame:
-    """In presentation mode the plain table shows 3 decimals: columns of small numbers (a dimension's
-    part of a mean cosine, 8e-05) become text with 4 significant digits instead of 0.000."""
-    if not render.presenting():
-        return frame
-    return frame.assign(**{column: [f"{v:+.4g}" for v in frame[column]] for column in small})
-
-
 def show_anisotropy(table: EmbeddingTable) -> None:
     st.header("Anisotropy and rogue dimensions")
     st.markdown("If every row leans the same way, any two tokens look alike. Timkey & van Schijndel (2021, "
@@ -120,11 +112,11 @@ def show_anisotropy(table: EmbeddingTable) -> None:
         f": the {len(top)} dimensions that make most of the mean cosine {shown.mean_cosine:.3f}"
     render.show_figure(dimension_bars(top, shown.contributions[top], shown.mean_cosine, title), key="hid_rogue")
     stats = column_stats(table)
-    render.show_frame(projected(pd.DataFrame({"dimension": top, "contribution": shown.contributions[top],
-                                              "share of the mean": shown.contributions[top] / shown.mean_cosine,
-                                              "raw mean": stats.mean[top], "raw std": stats.std[top]}),
-                                ["contribution"]),
-                      hide_index=True, column_config={"share of the mean": st.column_config.NumberColumn(format="%.3f"),
+    dimensions = pd.DataFrame({"dimension": top, "contribution": shown.contributions[top],
+                               "share of the mean": shown.contributions[top] / shown.mean_cosine,
+                               "raw mean": stats.mean[top], "raw std": stats.std[top]})
+    render.show_frame(render.digits_when_presenting(dimensions, ["contribution"]), hide_index=True,
+                      column_config={"share of the mean": st.column_config.NumberColumn(format="%.3f"),
                                      "contribution": st.column_config.NumberColumn(format="%.3e")})
     if standardise and abs(z.mean_cosine) < 0.01:
         st.caption("Standardised, the mean is near 0: a dimension's share of it is a ratio of two small numbers.")
@@ -149,7 +141,8 @@ def show_numbers(table: EmbeddingTable, raw: an.Anisotropy, z: an.Anisotropy, r_
 def show_changes(table: EmbeddingTable, raw: an.Anisotropy, z: an.Anisotropy, r_raw: float, r_z: float) -> None:
     st.subheader("What standardising changes")
     columns = ["as it is", "standardised", "change"]
-    render.show_frame(projected(changes_frame(raw, z, r_raw, r_z), columns), hide_index=True, width="stretch",
+    changes = render.digits_when_presenting(changes_frame(raw, z, r_raw, r_z), columns)
+    render.show_frame(changes, hide_index=True, width="stretch",
                       column_config={c: st.column_config.NumberColumn(format="%+.4g") for c in columns})
     st.caption("The toggle above switches the metrics and the bars between the two columns. A small r means a "
                "token's cosine with another does not follow how far apart their ids are.")

@@ -176,7 +176,8 @@ def show_map(table: EmbeddingTable, candidate_rows: np.ndarray, references: np.n
 
 def show_candidates(table: EmbeddingTable, frame: pd.DataFrame, found: vh.Candidates) -> None:
     listed = frame.head(MAX_PRESENTED if render.presenting() else MAX_LISTED)
-    render.show_frame(listed, hide_index=True, width="stretch",
+    render.show_frame(render.digits_when_presenting(listed, ["indicator", "max p (repeat)"], ".3g"),
+                      hide_index=True, width="stretch",
                       column_config={"indicator": st.column_config.NumberColumn(format="%.4f")})
     more = f" (the first {len(listed)} listed)" if len(frame) > len(listed) else ""
     st.caption(f"{len(frame):,} candidates: the lowest {found.percentile:g} % of the tokens, at or below "
@@ -253,9 +254,9 @@ def show_verification(model, candidate_rows: np.ndarray):
                              for p, prompt in enumerate(PROMPTS)},
                           "model's answer (repeats prompt)": [decode(list(out[-1])) for out in result.outputs],
                           "verified": np.where(result.verified, "yes", "no")})
-    render.show_frame(frame, hide_index=True, width="stretch",
-                      column_config={c: st.column_config.NumberColumn(format="%.2e")
-                                     for c in frame.columns if c.startswith(("max p", "p ("))})
+    probabilities = [c for c in frame.columns if c.startswith(("max p", "p ("))]
+    render.show_frame(render.digits_when_presenting(frame, probabilities, ".2e"), hide_index=True, width="stretch",
+                      column_config={c: st.column_config.NumberColumn(format="%.2e") for c in probabilities})
     st.caption(f"Verified: below {VERIFIED_BELOW} in every prompt and step (the paper's threshold). Placeholder "
                f"of the prompts: {model.table.tokens[result.placeholder]!r}, replaced by each candidate's id. "
                "Computed in float32, layer by layer, from the model's own float16 weights.")

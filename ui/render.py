@@ -179,6 +179,16 @@ def show_frame(frame, **kwargs) -> None:
     st.dataframe(frame, **kwargs)
 
 
+def digits_when_presenting(frame: pd.DataFrame, columns, spec: str = "+.4g") -> pd.DataFrame:
+    """In presentation mode show_frame draws a plain table with 3 decimals: the columns of small
+    numbers (a dimension's part of a mean cosine, 8e-05; a probability, 3e-07) become text in `spec`
+    instead of 0.000 (NaN: empty). The grid keeps them numbers (its column_config formats them)."""
+    if not presenting():
+        return frame
+    return frame.assign(**{column: [format(v, spec) if np.isfinite(v) else "" for v in frame[column]]
+                           for column in columns if column in frame.columns})
+
+
 def literal_table(frame):
     """A Styler of the frame (or of a Styler's data, its styles kept) whose text shows as text:
     st.table renders every cell and header as Markdown, so a token like '[x](http://…)' would
