@@ -189,6 +189,22 @@ def log_normaliser(model: PretrainedModel, normed):
     return total
 
 
+def next_log_probs(model: PretrainedModel, state, ids: list[int]):
+    """state (R, T, d), the residual stream after the last layer, for rows that are variants of
+    the text ids (T,) -> (R, T-1) ln p(the real token t+1) at each position t: the model's final
+    norm (a float32 copy), then the output layer a slice of the vocabulary at a time."""
+    normed = final_norm_module(model)(state)[:, :-1]                                 # (R, T-1, d)
+    vectors, bias = output_vectors(model, ids[1:])                                  # (T-1, d)
+    target_logits = (normed * vectors).sum(-1) + (0 if bias is None else bias)      # (R, T-1)
+    return target_logits - log_normaliser(model, normed)
+
+
+def final_norm_module(model: PretrainedModel):
+    """A float32 copy of the model's final norm."""
+    with model.lock:                                    # no other pass's hooks get copied
+        return copy.deepcopy(find_submodule(model.model, FINAL_NORMS)).float()
+
+
 def top_tokens(model: PretrainedModel, normed, k: int = 5) -> tuple[np.ndarray, np.ndarray]:
     """normed (B, d) -> the k most probable next tokens (B, k) and their probabilities (B, k)."""
     import torch
