@@ -60,6 +60,12 @@ class MassiveActivations:
         """(n,) bool: which cells reach `level`× their median (and > 100)."""
         return self.cell_ratios >= level
 
+    def appearing_layer(self) -> int:
+        """The first layer whose input holds at least half the largest |value| of any layer: where
+        the largest values appear (the paper intervenes there; they ride the residual stream on)."""
+        per_layer = self.largest.max(axis=1)                                      # (L,)
+        return int(np.flatnonzero(per_layer >= 0.5 * per_layer.max())[0])
+
     def first_layer(self, level: float) -> int | None:
         """The first layer whose input holds a value at `level`, or None."""
         hits = self.cells[self.marked(level), 0]
