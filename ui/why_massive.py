@@ -7,7 +7,6 @@ import pandas as pd
 import streamlit as st
 
 from core.figures.why import massive_grid
-from core.text import markdown_literal as md
 from ui import cached, render, state, tables, why
 
 DEFAULT_TEXT = "The Eiffel Tower is located in the city of Paris, the capital of France."
