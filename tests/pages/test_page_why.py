@@ -151,3 +151,19 @@ def test_massive_activations_and_the_intervention_from_a_link():
     layer_3 = open_page("why", table="smollm2", method="massive", mtext=text, mlayer="3", mlevel="1000")
     assert_clean(layer_3)
     assert any("No value of the stream entering layer 3" in i for i in texts(layer_3.info))
+
+
+def test_patching_answers_chosen_from_a_link():
+    pair = dict(clean="The capital of France is", corrupt="The capital of Italy is")
+    at = open_slow("why", table="smollm2", method="patching", good="7042", bad="260", **pair)   # ĠParis, Ġthe
+    assert_clean(at)
+    assert at.selectbox(key="why_good").value == 7042 and at.selectbox(key="why_bad").value == 260
+    at.button(key="why_patch_run").click().run()
+    assert_clean(at)
+    grid = figure(at, 0)
+    assert "'ĠParis' vs 'Ġthe'" in grid["layout"]["title"]["text"]
+    shown = plotly_array(grid["data"][0]["z"]).astype(float)
+    assert abs(shown[0, 3] - 1.0) < 1e-4                               # France at layer 0: the clean run, any answers
+    assert at.query_params["good"] == "7042" and at.query_params["bad"] == "260"
+    at.text_input(key="why_corrupt").set_value("The capital of Spain is").run()      # a new pair: top guesses again
+    assert at.selectbox(key="why_bad").value == "top" and at.query_params["bad"] == "top"
