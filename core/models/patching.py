@@ -70,7 +70,7 @@ def _patched(model: PretrainedModel, clean_in: LayerInputs, corrupt_in: LayerInp
     (see core.models.ablation._one_thread: two threads took ~10× the wall time of one)."""
     import torch
 
-    from core.models.suffix import suffix_works
+    from core.models.suffix import keyword_inputs, suffix_works
     from core.torch_state import one_torch_thread
 
     T = clean_in.embedded.shape[0]
@@ -80,8 +80,10 @@ def _patched(model: PretrainedModel, clean_in: LayerInputs, corrupt_in: LayerInp
                              f"positions 0..{T - 1}")
     with torch.inference_mode(), one_torch_thread():
         state = torch.stack([clean_in.embedded, corrupt_in.embedded])         # (2, T, d)
-        if suffix_works(float32_layer(model, 0), state[1:], corrupt_in):
-            return _patched_suffixes(model, clean_in, patches, state, progress)
+        first = float32_layer(model, 0)
+        named = keyword_inputs(first, clean_in)
+        if named is not None and suffix_works(first, state[1:], named):
+            return _patched_suffixes(model, named, patches, state, progress)
         return _patched_whole(model, clean_in, patches, state, progress)
 
 

@@ -48,6 +48,22 @@ def cache_argument(block) -> str | None:
     return next((name for name in CACHE_ARGUMENTS if name in parameters), None)
 
 
+def keyword_inputs(block, inputs: LayerInputs) -> LayerInputs | None:
+    """The same arguments with the positional ones named (GPT-2's blocks take the cache, cache
+    positions and mask by position), so that they can be cut and the cache given by name; None if
+    the layer's signature does not name them."""
+    if not inputs.args:
+        return inputs
+    parameters = list(inspect.signature(block.forward).parameters.values())[1:]      # after the stream
+    named = parameters[:len(inputs.args)]
+    if len(named) < len(inputs.args) or any(p.kind not in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) for p in named):
+        return None
+    if {p.name for p in named} & set(inputs.kwargs):
+        return None
+    return LayerInputs(inputs.embedded, (), {**{p.name: a for p, a in zip(named, inputs.args)}, **inputs.kwargs},
+                       inputs.last_logits)
+
+
 def suffix_inputs(inputs: LayerInputs, start: int) -> LayerInputs | None:
     """The layer arguments for positions start..T-1, or None when one of them cannot be cut (a
     positional argument, a per-position tensor not named in PER_POSITION, no explicit 4-d mask:

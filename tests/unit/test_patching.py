@@ -75,6 +75,30 @@ def test_gpt2_invariants(tiny_gpt2):  # noqa: F811
     torch.testing.assert_close(every[2], every[0], rtol=1e-6, atol=1e-6)     # the clean output
 
 
+def counting_suffixes(monkeypatch) -> list:
+    """Counts the calls of the fast path (rows over the positions from the patched one on)."""
+    from core.models import patching
+
+    used, real = [], patching._patched_suffixes
+    monkeypatch.setattr(patching, "_patched_suffixes", lambda *args: used.append(1) or real(*args))
+    return used
+
+
+def test_gpt2_suffix_rows_equal_whole_rows(tiny_gpt2, monkeypatch):  # noqa: F811
+    from core.models import patching
+
+    clean, corrupt = tiny_gpt2.encode("the river bank was muddy"), tiny_gpt2.encode("the money bank was closed")
+    cells = [(layer, (p,)) for layer in range(tiny_gpt2.layers) for p in range(len(clean))] + [(1, (1, 3))]
+    used = counting_suffixes(monkeypatch)
+    fast = patched_outputs(tiny_gpt2, clean, corrupt, cells)
+    assert used                                        # GPT-2's layers (positional mask and cache) run on suffixes
+    monkeypatch.setattr(patching, "_patched_suffixes", lambda m, inputs, patches, state, progress:
+                        patching._patched_whole(m, inputs, patches, state, progress))
+    whole = patched_outputs(tiny_gpt2, clean, corrupt, cells)
+    # the same float32 sums in other batch shapes: rounding only (~1e-6)
+    torch.testing.assert_close(fast, whole, rtol=1e-5, atol=1e-5)
+
+
 def test_lengths_and_sizes_are_checked(tiny_gpt2):  # noqa: F811
     with pytest.raises(ValueError, match="the same number of tokens"):
         patched_outputs(tiny_gpt2, tiny_gpt2.encode("a b c"), tiny_gpt2.encode("a b"), [])
@@ -85,11 +109,12 @@ def test_lengths_and_sizes_are_checked(tiny_gpt2):  # noqa: F811
         patched_outputs(tiny_gpt2, tiny_gpt2.encode("a b"), tiny_gpt2.encode("a c"), [(2, (0,))])
 
 
-def test_smollm2_grid(smollm2):
+def test_smollm2_grid(smollm2, monkeypatch):
     clean, corrupt = smollm2.encode("The capital of France is"), smollm2.encode("The capital of Italy is")
     steps = []
+    used = counting_suffixes(monkeypatch)
     grid = activation_patching(smollm2, clean, corrupt, lambda done, total: steps.append(done))
-    assert steps == list(range(1, 31))
+    assert steps == list(range(1, 31)) and used          # the fast path: suffixes with the kept keys and values
     tokens = smollm2.table.tokens
     assert (tokens[grid.clean_answer], tokens[grid.corrupt_answer]) == ("ĠParis", "ĠRome")
     recovered = grid.recovered                                                   # (L, T)
