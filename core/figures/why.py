@@ -92,7 +92,7 @@ def massive_grid(ratios: np.ndarray, largest: np.ndarray, sink: np.ndarray, colu
         texttemplate="%{text}" if rows * cols <= 400 else None, textfont=dict(size=10),
         colorscale="Blues", zmin=0, zmax=max(3.0, float(np.log10(np.maximum(ratios, 1.0)).max())),
         colorbar=dict(title="max ÷ median", thickness=12, tickvals=[0, 1, 2, 3, 4],
-                      ticktext=["1×", "10×", "100×", "1,000×", "10,000×"], x=0.79),
+                      ticktext=["1×", "10×", "100×", "1,000×", "10,000×"], x=1.01),
         xgap=1, ygap=1, hovertemplate="%{y}, %{x}: max |value| %{customdata:.1f}<extra></extra>"), row=1, col=1)
     for marked, symbol, name in ((marks[0], "square-open", "≥ 100× the median"),
                                  (marks[1], "square", "≥ 1,000× the median")):
@@ -109,6 +109,6 @@ def massive_grid(ratios: np.ndarray, largest: np.ndarray, sink: np.ndarray, colu
     fig.update_xaxes(type="category", tickangle=-45 if slanted else 0, row=1, col=1)
     fig.update_xaxes(range=[0, 1], title="sink share", row=1, col=2)
     fig = base_layout(fig, title, height=max(420, 22 * rows + 260))
-    fig.update_layout(margin=dict(t=90, b=150 if slanted else 40),
+    fig.update_layout(margin=dict(t=90, b=150 if slanted else 40, r=110),
                       legend=dict(orientation="h", x=0, xanchor="left", y=1.0, yanchor="bottom"))
     return fig
