@@ -172,3 +172,16 @@ def test_gpt2_head_cells_equal_the_hook(tiny_gpt2):  # noqa: F811
         assert grid.differences[head, position] == pytest.approx(expected, rel=1e-5, abs=1e-5)
     # position 0 ("the") is the same token with the same (empty) past in both texts: nothing changes
     np.testing.assert_allclose(grid.differences[:, 0], grid.corrupt_difference, rtol=1e-5, atol=1e-5)
+
+
+def test_smollm2_head_cell_equals_the_hook(smollm2):
+    from core.models.patching import head_patching
+
+    clean, corrupt = smollm2.encode("The capital of France is"), smollm2.encode("The capital of Italy is")
+    paris, rome = 7042, smollm2.encode(" Rome")[0]
+    grid = head_patching(smollm2, clean, corrupt, 29, answers=(paris, rome))      # the last layer: 45 rows, 1 layer
+    assert grid.differences.shape == (9, 5)
+    logits = head_hooked_logits(smollm2, clean, corrupt, 29, 1, 4)
+    # float32 layer copies against the float16 model's own pass with the hook: float16 rounding (~0.15 logit)
+    assert grid.differences[1, 4] == pytest.approx(float(logits[paris] - logits[rome]), abs=0.15)
+    np.testing.assert_allclose(grid.differences[:, :3], grid.corrupt_difference, atol=1e-4)   # same tokens and past
