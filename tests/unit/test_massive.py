@@ -110,3 +110,19 @@ def test_smollm2_statistics_and_the_papers_intervention(smollm2):
     # the paper's finding: zero breaks the model, the mean leaves it as it was
     assert result.losses[1] > result.losses[0] + 5
     assert result.losses[2] == pytest.approx(result.losses[0], abs=0.05)
+
+
+def test_the_figure_keeps_tokens_out_of_templates_and_marks_both_levels():
+    from core.figures.why import massive_grid
+
+    evil = "<b>EVIL</b>"
+    ratios = np.array([[5.0, 150.0], [2000.0, 3.0]])
+    marks = (ratios >= 100, ratios >= 1000)
+    fig = massive_grid(ratios, ratios * 2, np.array([0.2, 0.9]), [f"0: {evil}", "1: b"], ["L0 in", "L1 in"], marks, "t")
+    for trace in fig.data:
+        for template in (getattr(trace, "hovertemplate", None), getattr(trace, "texttemplate", None)):
+            assert template is None or "EVIL" not in template
+    large, massive = fig.data[1], fig.data[2]
+    assert list(zip(large.x, large.y)) == [("1: b", "L0 in"), (f"0: {evil}", "L1 in")]
+    assert list(zip(massive.x, massive.y)) == [(f"0: {evil}", "L1 in")]
+    np.testing.assert_allclose(fig.data[0].z, np.log10(np.maximum(ratios, 1.0)))
