@@ -185,3 +185,22 @@ def test_smollm2_head_cell_equals_the_hook(smollm2):
     # float32 layer copies against the float16 model's own pass with the hook: float16 rounding (~0.15 logit)
     assert grid.differences[1, 4] == pytest.approx(float(logits[paris] - logits[rome]), abs=0.15)
     np.testing.assert_allclose(grid.differences[:, :3], grid.corrupt_difference, atol=1e-4)   # same tokens and past
+
+
+def test_layers_that_cannot_run_on_a_suffix_are_refused():
+    from core.models.layerwise import LayerInputs
+    from core.models.suffix import suffix_inputs, suffix_works
+
+    class NoCache(torch.nn.Module):                     # a layer that takes no cache: whole rows instead
+        def forward(self, hidden_states, attention_mask=None):
+            return hidden_states * 2
+
+    T = 4
+    mask = torch.zeros(1, 1, T, T)
+    inputs = LayerInputs(torch.zeros(T, 3), (), {"attention_mask": mask}, None)
+    assert not suffix_works(NoCache(), torch.ones(1, T, 3), inputs)
+    assert suffix_inputs(inputs, 2).kwargs["attention_mask"].shape == (1, 1, 2, T)     # queries cut, keys kept
+    assert suffix_inputs(LayerInputs(torch.zeros(T, 3), (mask,), {}, None), 2) is None      # positional
+    assert suffix_inputs(LayerInputs(torch.zeros(T, 3), (), {"attention_mask": None}, None), 2) is None   # no mask
+    unknown = {"attention_mask": mask, "alibi": torch.zeros(1, T)}                         # a per-position unknown
+    assert suffix_inputs(LayerInputs(torch.zeros(T, 3), (), unknown, None), 2) is None
