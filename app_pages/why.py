@@ -3,12 +3,13 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui import state, why, why_attribution, why_layers, why_patching
+from ui import state, why, why_attribution, why_layers, why_massive, why_patching
 
 METHODS = {
     "attribution": "Direct logit attribution",
     "patching": "Activation patching",
     "skipping": "Layer skipping",
+    "massive": "Massive activations",
 }
 
 st.title("🔍 Why this prediction")
@@ -22,3 +23,5 @@ elif method == "patching":
     why_patching.show_patching(model)
 elif method == "skipping":
     why_layers.show_skipping(model)
+elif method == "massive":
+    why_massive.show_massive(model)

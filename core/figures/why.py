@@ -74,3 +74,41 @@ def probability_pairs(positions: list[str], before: np.ndarray, after: np.ndarra
     fig.update_layout(barmode="group", legend=dict(orientation="h", x=1, xanchor="right", y=1.0, yanchor="bottom"),
                       margin=dict(t=80, b=20, l=90))
     return fig
+
+
+def massive_grid(ratios: np.ndarray, largest: np.ndarray, sink: np.ndarray, columns: list[str],
+                 row_names: list[str], marks: tuple[np.ndarray, np.ndarray], title: str) -> go.Figure:
+    """(L, T) ratio of the largest |value| to the median, coloured on a log scale, the largest
+    |value| written in each cell; marks = ((L, T) bool ≥ 100×, (L, T) bool ≥ 1,000×) drawn as
+    open and filled squares; beside it (L,) the attention-sink share of each layer."""
+    from plotly.subplots import make_subplots
+
+    ratios = np.asarray(ratios, dtype=np.float64)
+    rows, cols = ratios.shape
+    fig = make_subplots(rows=1, cols=2, shared_yaxes=True, column_widths=[0.8, 0.2], horizontal_spacing=0.02)
+    fig.add_trace(go.Heatmap(
+        z=np.log10(np.maximum(ratios, 1.0)), x=list(columns), y=list(row_names), customdata=np.asarray(largest),
+        text=[[format_number(v, 0) for v in row] for row in np.asarray(largest, dtype=np.float64)],
+        texttemplate="%{text}" if rows * cols <= 400 else None, textfont=dict(size=10),
+        colorscale="Blues", zmin=0, zmax=max(3.0, float(np.log10(np.maximum(ratios, 1.0)).max())),
+        colorbar=dict(title="max ÷ median", thickness=12, tickvals=[0, 1, 2, 3, 4],
+                      ticktext=["1×", "10×", "100×", "1,000×", "10,000×"], x=1.01),
+        xgap=1, ygap=1, hovertemplate="%{y}, %{x}: max |value| %{customdata:.1f}<extra></extra>"), row=1, col=1)
+    for marked, symbol, name in ((marks[0], "square-open", "≥ 100× the median"),
+                                 (marks[1], "square", "≥ 1,000× the median")):
+        where = np.argwhere(np.asarray(marked))
+        fig.add_trace(go.Scatter(
+            x=[columns[t] for _, t in where], y=[row_names[l] for l, _ in where], mode="markers", name=name,
+            marker=dict(symbol=symbol, size=15, color=NEGATIVE, line=dict(width=2, color=NEGATIVE)),
+            hoverinfo="skip", showlegend=True), row=1, col=1)
+    fig.add_trace(go.Bar(x=np.asarray(sink, dtype=np.float64), y=list(row_names), orientation="h",
+                         marker_color="#64748b", name="sink share", showlegend=False,
+                         hovertemplate="%{y}: attention to position 0 %{x:.2f}<extra></extra>"), row=1, col=2)
+    fig.update_yaxes(autorange="reversed", type="category")
+    slanted = max(map(len, columns), default=0) > 4
+    fig.update_xaxes(type="category", tickangle=-45 if slanted else 0, row=1, col=1)
+    fig.update_xaxes(range=[0, 1], title="sink share", row=1, col=2)
+    fig = base_layout(fig, title, height=max(420, 22 * rows + 260))
+    fig.update_layout(margin=dict(t=90, b=150 if slanted else 40, r=110),
+                      legend=dict(orientation="h", x=0, xanchor="left", y=1.0, yanchor="bottom"))
+    return fig

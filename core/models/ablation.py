@@ -216,30 +216,45 @@ class _Captured(Exception):
     """Raised by the capturing hook: nothing after the first layer's input is needed."""
 
 
-def _layer_call(model: PretrainedModel, blocks, ids: list[int]):
-    """(args, kwargs) the model passes each layer besides the residual stream (causal mask,
-    rotary position embeddings), and that stream entering the first layer (1, T, d), in the
-    model's dtype. The pass stops at the first layer: embedding the text is all it costs."""
+CACHE_KWARGS = ("hidden_states", "cache", "past_key_values", "past_key_value", "layer_past", "use_cache")
+
+
+def first_layer_call(model: PretrainedModel, ids: list[int], whole_pass: bool = False):
+    """What the model passes its first layer for ids (T,), captured by a pre-hook during a pass of
+    the model itself, in the model's dtype: ((args, kwargs) besides the residual stream — causal
+    mask, rotary position embeddings; no cache arguments —, that stream (1, T, d), and with
+    whole_pass the model's own last-position logits (V,), else None: the pass stops at the first
+    layer, so embedding the text is all it costs (a float16 pass of SmolLM2 costs more on CPUs
+    than the float32 layers that follow). The one capture of layerwise and ablation."""
     import torch
 
+    blocks = find_submodule(model.model, BLOCKS)
     captured: dict = {}
 
     def keep(module, args, kwargs):
-        captured["call"] = (args, kwargs)
-        raise _Captured
+        captured.setdefault("call", (args, kwargs))
+        if not whole_pass:
+            raise _Captured
+    logits = None
     with model.lock, torch.inference_mode():
         handle = blocks[0].register_forward_pre_hook(keep, with_kwargs=True)
         try:
-            model.model(torch.tensor([ids]), use_cache=False)
+            logits = model.model(torch.tensor([ids]), use_cache=False).logits[0, -1]
         except _Captured:
             pass
         finally:
             handle.remove()
     args, kwargs = captured["call"]
     hidden = args[0] if args else kwargs["hidden_states"]
-    kwargs = {k: v for k, v in kwargs.items()
-              if k not in ("hidden_states", "cache", "past_key_values", "past_key_value", "layer_past", "use_cache")}
-    return (tuple(args[1:]), kwargs), hidden
+    kwargs = {k: v for k, v in kwargs.items() if k not in CACHE_KWARGS}
+    return (tuple(args[1:]), kwargs), hidden, logits
+
+
+def _layer_call(model: PretrainedModel, blocks, ids: list[int]):
+    """(args, kwargs) the model passes each layer besides the residual stream, and that stream
+    entering the first layer (1, T, d), in the model's dtype (see first_layer_call)."""
+    call, hidden, _ = first_layer_call(model, ids)
+    return call, hidden
 
 
 def _first_layer_input(model: PretrainedModel, blocks, ids: list[int]):

@@ -14,9 +14,9 @@ from typing import Callable
 
 import numpy as np
 
-from core.models.layerwise import (check_layerwise, float32_layer, layer_inputs, log_normaliser, output_vectors,
+from core.models.layerwise import (check_layerwise, final_norm_module, float32_layer, layer_inputs, next_log_probs,
                                    run_layer, top_tokens)
-from core.models.pretrained import PretrainedModel, find_submodule
+from core.models.pretrained import PretrainedModel
 
 
 @dataclass(frozen=True)
@@ -39,8 +39,6 @@ def skip_layers(model: PretrainedModel, ids: list[int], progress: Callable[[int,
     """ids (T,), T >= 2 -> the model with nothing skipped, then with each layer skipped in turn."""
     import torch
 
-    from core.models.lens import FINAL_NORMS
-
     check_layerwise(model)
     if len(ids) < 2:
         raise ValueError("a text of one token has no next token to predict: type a longer text")
@@ -52,14 +50,8 @@ def skip_layers(model: PretrainedModel, ids: list[int], progress: Callable[[int,
             state = torch.cat([run_layer(float32_layer(model, layer), state, inputs), skipped])
             if progress:
                 progress(layer + 1, model.layers)
-        import copy
-
-        norm = copy.deepcopy(find_submodule(model.model, FINAL_NORMS)).float()
-        normed = norm(state)                                              # (L+1, T, d)
-        vectors, bias = output_vectors(model, ids[1:])                    # (T-1, d)
-        target_logits = (normed[:, :-1] * vectors).sum(-1) + (0 if bias is None else bias)   # (L+1, T-1)
-        log_probs = target_logits - log_normaliser(model, normed[:, :-1])
-        top_ids, top_probs = top_tokens(model, normed[:, -1], k)
+        log_probs = next_log_probs(model, state, ids)                     # (L+1, T-1)
+        top_ids, top_probs = top_tokens(model, final_norm_module(model)(state[:, -1]), k)
     next_probs = log_probs.exp().numpy()
     losses = (-log_probs.mean(dim=1)).numpy()
     for array in (losses, next_probs, top_ids, top_probs):

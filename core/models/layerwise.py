@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from core.models.ablation import BLOCKS, as_float32
+from core.models.ablation import BLOCKS, as_float32, first_layer_call
 from core.models.lens import FINAL_NORMS
 from core.models.pretrained import PretrainedModel, find_submodule
 
@@ -57,40 +57,14 @@ class LayerInputs:
     last_logits: np.ndarray | None   # (V,) the model's own logits at the last position (as float32), if asked for
 
 
-class _Captured(Exception):
-    """Raised by the pre-hook once the first layer's input is kept: the model's own layers never run."""
-
-
 def layer_inputs(model: PretrainedModel, ids: list[int], own_logits: bool = True) -> LayerInputs:
-    """The first layer's input, captured by a pre-hook during a pass of the model itself: the
-    whole pass when its own last logits are wanted, else stopped there (a float16 pass of
-    SmolLM2 costs more on CPUs than the float32 layers that follow)."""
-    import torch
-
-    blocks = find_submodule(model.model, BLOCKS)
-    captured: dict = {}
-
-    def keep(module, args, kwargs):
-        captured.setdefault("call", (args, kwargs))
-        if not own_logits:
-            raise _Captured
-    logits = None
-    with model.lock, torch.inference_mode():
-        handle = blocks[0].register_forward_pre_hook(keep, with_kwargs=True)
-        try:
-            logits = model.model(torch.tensor([ids]), use_cache=False).logits[0, -1]
-        except _Captured:
-            pass
-        finally:
-            handle.remove()
-    args, kwargs = captured["call"]
-    hidden = args[0] if args else kwargs["hidden_states"]
-    skipped = ("hidden_states", "cache", "past_key_values", "past_key_value", "layer_past", "use_cache")
-    kwargs = {k: as_float32(v) for k, v in kwargs.items() if k not in skipped}
+    """The first layer's input as float32 (core.models.ablation.first_layer_call: the whole pass
+    when the model's own last logits are wanted, else stopped at the first layer)."""
+    (args, kwargs), hidden, logits = first_layer_call(model, ids, whole_pass=own_logits)
     own = None if logits is None else logits.float().numpy()
     if own is not None:
         own.flags.writeable = False
-    return LayerInputs(hidden[0].float(), tuple(as_float32(a) for a in args[1:]), kwargs, own)
+    return LayerInputs(hidden[0].float(), as_float32(args), {k: as_float32(v) for k, v in kwargs.items()}, own)
 
 
 def float32_layer(model: PretrainedModel, layer: int):
@@ -187,6 +161,22 @@ def log_normaliser(model: PretrainedModel, normed):
             logits = logits + bias[start:start + VOCAB_CHUNK].float()
         total = torch.logaddexp(total, torch.logsumexp(logits, dim=-1))
     return total
+
+
+def next_log_probs(model: PretrainedModel, state, ids: list[int]):
+    """state (R, T, d), the residual stream after the last layer, for rows that are variants of
+    the text ids (T,) -> (R, T-1) ln p(the real token t+1) at each position t: the model's final
+    norm (a float32 copy), then the output layer a slice of the vocabulary at a time."""
+    normed = final_norm_module(model)(state)[:, :-1]                                 # (R, T-1, d)
+    vectors, bias = output_vectors(model, ids[1:])                                  # (T-1, d)
+    target_logits = (normed * vectors).sum(-1) + (0 if bias is None else bias)      # (R, T-1)
+    return target_logits - log_normaliser(model, normed)
+
+
+def final_norm_module(model: PretrainedModel):
+    """A float32 copy of the model's final norm."""
+    with model.lock:                                    # no other pass's hooks get copied
+        return copy.deepcopy(find_submodule(model.model, FINAL_NORMS)).float()
 
 
 def top_tokens(model: PretrainedModel, normed, k: int = 5) -> tuple[np.ndarray, np.ndarray]:

@@ -123,3 +123,47 @@ def test_patching_refuses_texts_with_the_same_answer():
                    corrupt="The capital of France was")
     assert_clean(at)
     assert any("top next token is ĠParis" in e for e in texts(at.error))
+
+
+def test_massive_activations_and_the_intervention_from_a_link():
+    from core.models.massive import intervene, massive_activations
+    from ui import cached
+
+    text = "The Eiffel Tower is located in the city of Paris, the capital of France."
+    at = open_page("why", table="smollm2", method="massive", mtext=text)
+    assert_clean(at)
+    fig = figure(at, 0)
+    assert "sink share" in fig["layout"]["title"]["text"]
+    model = cached.loaded_model("smollm2")
+    run = model.run(model.encode(text))
+    stats = massive_activations(run, model.layers)
+    shown = plotly_array(fig["data"][0]["z"]).astype(float)                  # (L, T) log10 of the ratio
+    np.testing.assert_allclose(shown, np.log10(np.maximum(stats.ratio, 1.0)), rtol=1e-6)
+    sink = plotly_array(fig["data"][-1]["x"]).astype(float)
+    np.testing.assert_allclose(sink, stats.sink, rtol=1e-6)
+    losses = {m.label: float(m.value) for m in at.metric if m.label.startswith("Loss")}
+    assert at.number_input(key="why_mass_layer").value == stats.appearing_layer() == 12
+    # the page's numbers are core's (tests/unit/test_massive.py checks core against hooks)
+    expected = intervene(model, run, 12, [(0, 507)], {"zero": np.zeros(1)})
+    assert losses["Loss, untouched"] == pytest.approx(expected.losses[0], abs=1e-3)
+    assert losses["Loss, set to zero"] == pytest.approx(expected.losses[1], abs=1e-3)
+    assert losses["Loss, set to their mean"] == pytest.approx(losses["Loss, untouched"], abs=0.05)
+    layer_3 = open_page("why", table="smollm2", method="massive", mtext=text, mlayer="3", mlevel="1000")
+    assert_clean(layer_3)
+    assert any("No value of the stream entering layer 3" in i for i in texts(layer_3.info))
+
+
+def test_patching_answers_chosen_from_a_link():
+    pair = dict(clean="The capital of France is", corrupt="The capital of Italy is")
+    at = open_slow("why", table="smollm2", method="patching", good="7042", bad="260", **pair)   # ĠParis, Ġthe
+    assert_clean(at)
+    assert at.selectbox(key="why_good").value == 7042 and at.selectbox(key="why_bad").value == 260
+    at.button(key="why_patch_run").click().run()
+    assert_clean(at)
+    grid = figure(at, 0)
+    assert "'ĠParis' vs 'Ġthe'" in grid["layout"]["title"]["text"]
+    shown = plotly_array(grid["data"][0]["z"]).astype(float)
+    assert abs(shown[0, 3] - 1.0) < 1e-4                               # France at layer 0: the clean run, any answers
+    assert at.query_params["good"] == "7042" and at.query_params["bad"] == "260"
+    at.text_input(key="why_corrupt").set_value("The capital of Spain is").run()      # a new pair: top guesses again
+    assert at.selectbox(key="why_bad").value == "top" and at.query_params["bad"] == "top"

@@ -75,6 +75,30 @@ def test_gpt2_invariants(tiny_gpt2):  # noqa: F811
     torch.testing.assert_close(every[2], every[0], rtol=1e-6, atol=1e-6)     # the clean output
 
 
+def counting_suffixes(monkeypatch) -> list:
+    """Counts the calls of the fast path (rows over the positions from the patched one on)."""
+    from core.models import patching
+
+    used, real = [], patching._patched_suffixes
+    monkeypatch.setattr(patching, "_patched_suffixes", lambda *args: used.append(1) or real(*args))
+    return used
+
+
+def test_gpt2_suffix_rows_equal_whole_rows(tiny_gpt2, monkeypatch):  # noqa: F811
+    from core.models import patching
+
+    clean, corrupt = tiny_gpt2.encode("the river bank was muddy"), tiny_gpt2.encode("the money bank was closed")
+    cells = [(layer, (p,)) for layer in range(tiny_gpt2.layers) for p in range(len(clean))] + [(1, (1, 3))]
+    used = counting_suffixes(monkeypatch)
+    fast = patched_outputs(tiny_gpt2, clean, corrupt, cells)
+    assert used                                        # GPT-2's layers (positional mask and cache) run on suffixes
+    monkeypatch.setattr(patching, "_patched_suffixes", lambda m, inputs, patches, state, progress:
+                        patching._patched_whole(m, inputs, patches, state, progress))
+    whole = patched_outputs(tiny_gpt2, clean, corrupt, cells)
+    # the same float32 sums in other batch shapes: rounding only (~1e-6)
+    torch.testing.assert_close(fast, whole, rtol=1e-5, atol=1e-5)
+
+
 def test_lengths_and_sizes_are_checked(tiny_gpt2):  # noqa: F811
     with pytest.raises(ValueError, match="the same number of tokens"):
         patched_outputs(tiny_gpt2, tiny_gpt2.encode("a b c"), tiny_gpt2.encode("a b"), [])
@@ -85,11 +109,12 @@ def test_lengths_and_sizes_are_checked(tiny_gpt2):  # noqa: F811
         patched_outputs(tiny_gpt2, tiny_gpt2.encode("a b"), tiny_gpt2.encode("a c"), [(2, (0,))])
 
 
-def test_smollm2_grid(smollm2):
+def test_smollm2_grid(smollm2, monkeypatch):
     clean, corrupt = smollm2.encode("The capital of France is"), smollm2.encode("The capital of Italy is")
     steps = []
+    used = counting_suffixes(monkeypatch)
     grid = activation_patching(smollm2, clean, corrupt, lambda done, total: steps.append(done))
-    assert steps == list(range(1, 31))
+    assert steps == list(range(1, 31)) and used          # the fast path: suffixes with the kept keys and values
     tokens = smollm2.table.tokens
     assert (tokens[grid.clean_answer], tokens[grid.corrupt_answer]) == ("ĠParis", "ĠRome")
     recovered = grid.recovered                                                   # (L, T)
@@ -147,3 +172,35 @@ def test_gpt2_head_cells_equal_the_hook(tiny_gpt2):  # noqa: F811
         assert grid.differences[head, position] == pytest.approx(expected, rel=1e-5, abs=1e-5)
     # position 0 ("the") is the same token with the same (empty) past in both texts: nothing changes
     np.testing.assert_allclose(grid.differences[:, 0], grid.corrupt_difference, rtol=1e-5, atol=1e-5)
+
+
+def test_smollm2_head_cell_equals_the_hook(smollm2):
+    from core.models.patching import head_patching
+
+    clean, corrupt = smollm2.encode("The capital of France is"), smollm2.encode("The capital of Italy is")
+    paris, rome = 7042, smollm2.encode(" Rome")[0]
+    grid = head_patching(smollm2, clean, corrupt, 29, answers=(paris, rome))      # the last layer: 45 rows, 1 layer
+    assert grid.differences.shape == (9, 5)
+    logits = head_hooked_logits(smollm2, clean, corrupt, 29, 1, 4)
+    # float32 layer copies against the float16 model's own pass with the hook: float16 rounding (~0.15 logit)
+    assert grid.differences[1, 4] == pytest.approx(float(logits[paris] - logits[rome]), abs=0.15)
+    np.testing.assert_allclose(grid.differences[:, :3], grid.corrupt_difference, atol=1e-4)   # same tokens and past
+
+
+def test_layers_that_cannot_run_on_a_suffix_are_refused():
+    from core.models.layerwise import LayerInputs
+    from core.models.suffix import suffix_inputs, suffix_works
+
+    class NoCache(torch.nn.Module):                     # a layer that takes no cache: whole rows instead
+        def forward(self, hidden_states, attention_mask=None):
+            return hidden_states * 2
+
+    T = 4
+    mask = torch.zeros(1, 1, T, T)
+    inputs = LayerInputs(torch.zeros(T, 3), (), {"attention_mask": mask}, None)
+    assert not suffix_works(NoCache(), torch.ones(1, T, 3), inputs)
+    assert suffix_inputs(inputs, 2).kwargs["attention_mask"].shape == (1, 1, 2, T)     # queries cut, keys kept
+    assert suffix_inputs(LayerInputs(torch.zeros(T, 3), (mask,), {}, None), 2) is None      # positional
+    assert suffix_inputs(LayerInputs(torch.zeros(T, 3), (), {"attention_mask": None}, None), 2) is None   # no mask
+    unknown = {"attention_mask": mask, "alibi": torch.zeros(1, T)}                         # a per-position unknown
+    assert suffix_inputs(LayerInputs(torch.zeros(T, 3), (), unknown, None), 2) is None
