@@ -239,9 +239,12 @@ def chart(runs: list[dict], path: Path) -> Path:
                       "sessions arriving within the arrival window", "p95, seconds", series)
 
 
-def start(port: int, env: dict):
+def start(port: int, env: dict, profile: Path | None = None):
+    """A fresh server; with `profile`, every page run is profiled into that file (bench/load_profile.py)."""
     from browser_helpers import start_server
-    return start_server(port, env)
+    if profile is None:
+        return start_server(port, env)
+    return start_server(port, env, module=["bench.load_profile", str(profile)])
 
 
 async def run_all(args) -> list[dict]:
@@ -254,7 +257,11 @@ async def run_all(args) -> list[dict]:
             url, pid = args.url, args.pid
         else:
             port = free_port()
-            server = start(port, {})
+            env = {"EMBEDDING_LENS_WARM": args.warm} if args.warm else {}
+            profile = args.out / f"load_profile_{sessions}.prof" if args.profile else None
+            if profile is not None:
+                args.out.mkdir(parents=True, exist_ok=True)
+            server = start(port, env, profile)
             url, pid = f"http://127.0.0.1:{port}", server.pid
         try:
             warm_seconds = None if args.cold else await teacher_opens(url)
@@ -283,6 +290,11 @@ def parse_args(argv=None):
     parser.add_argument("--url", help="a running server instead of a fresh one per scenario")
     parser.add_argument("--pid", type=int, help="with --url: the server's process id (for CPU and memory)")
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results")
+    parser.add_argument("--warm", default="",
+                        help="EMBEDDING_LENS_WARM for the servers started (default: the server's own default)")
+    parser.add_argument("--profile", action="store_true",
+                        help="profile every page run of the servers started (bench/load_profile.py): "
+                             "load_profile_N.prof (+ .runs.json, per page) in --out")
     parser.add_argument("--note", default="", help="what the machine was doing (said in the report)")
     args = parser.parse_args(argv)
     args.sessions = [int(n) for n in str(args.sessions).split(",") if n.strip()]
