@@ -81,7 +81,7 @@ def _has_markup(value, key: str | None) -> bool:
         kinds = set(map(type, value))             # thousands of labels or numbers: judged at once
         if kinds <= _NUMBERS:
             return False
-        if kinds == {str}:
+        if kinds <= {str, np.str_}:               # np.str_: labels listed from a numpy array
             return _markup_in("".join(value))
         return any(_has_markup(v, key) for v in value)
     return False

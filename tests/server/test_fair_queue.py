@@ -1,7 +1,7 @@
 """Fair heavy work between *sessions* of a real server (the protocol client, no browser): three
 visitors ask for maps in a known order and are served in that order, each told its place; one
 who asks again while waiting goes to the back instead of pushing another back; a fourth
-visitor's light step is served while the maps wait. The first map is a 1,000-row sample of MiniLM
+visitor's light step is served while the maps wait. The first map is a 500-row sample of MiniLM
 (seconds, and it starts the server's map process), so the others surely wait behind it; theirs are
 5-point maps of a toy table. Each visitor asks only once the one before it has seen its job's
 status, so the order of asking is known."""
@@ -28,7 +28,7 @@ def server():
 
 
 async def _visitor(url: str, query: str) -> Session:
-    session = Session(url, timeout=240)
+    session = Session(url, timeout=600)
     await session.connect()
     opened = await session.open("maps", query)
     assert opened.errors == [] and "maps_draw" in session.widgets, opened.errors
@@ -59,27 +59,27 @@ async def _ask(session: Session, ended: dict, name: str, shown: asyncio.Event):
 
 
 async def _class(url: str):
-    first = await _visitor(url, "table=minilm&n=1000&iters=1000&seed=1")
+    first = await _visitor(url, "table=minilm&n=500&seed=1")
     second, third = [await _visitor(url, f"table=seed004&seed={seed}&iters=1000") for seed in (2, 3)]
-    light = Session(url, timeout=240)
+    light = Session(url, timeout=600)
     await light.connect()
     await light.open("geometry", "table=seed004")
     ended: dict[str, float] = {}
     seen = [asyncio.Event() for _ in range(4)]
     try:
         a = asyncio.create_task(_ask(first, ended, "first", seen[0]))
-        await asyncio.wait_for(seen[0].wait(), 120)
+        await asyncio.wait_for(seen[0].wait(), 300)
         b = asyncio.create_task(_ask(second, ended, "second", seen[1]))
-        await asyncio.wait_for(seen[1].wait(), 120)
+        await asyncio.wait_for(seen[1].wait(), 300)
         c = asyncio.create_task(_ask(third, ended, "third", seen[2]))
-        await asyncio.wait_for(seen[2].wait(), 120)
+        await asyncio.wait_for(seen[2].wait(), 300)
         # The second visitor stops waiting and asks for another map: it goes to the back of the line.
         b.cancel()
         await asyncio.gather(b, return_exceptions=True)
         changed = await second.set("maps_seed", 4)
         assert changed.errors == [], changed.errors
         b_again = asyncio.create_task(_ask(second, ended, "second again", seen[3]))
-        await asyncio.wait_for(seen[3].wait(), 120)
+        await asyncio.wait_for(seen[3].wait(), 300)
         light_step = await light.set("geo_colour", "vector norm")
         light_end = time.monotonic()
         results = {name: await task for name, task in (("first", a), ("third", c), ("second again", b_again))}
