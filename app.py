@@ -10,3 +10,4 @@ page.run()
 state.show_pending_warnings()
 state.sync_query_params()
 shell.class_link(page)      # the link for a class: every value this run put in the URL
+warm.keep_heap_frozen()     # what the server keeps for good stays out of the collector's way (core/heap.py)

@@ -1,6 +1,6 @@
 """Load test of the server alone: N students speak Streamlit's websocket protocol, no browser.
 
-    .venv/bin/python bench/load_protocol.py [--sessions 1,10,30,60] [--arrive 60] [--think 5]
+    .venv/bin/python bench/load_protocol.py [--scenarios 1,10,30,60] [--arrive 60] [--think 5]
     .venv/bin/python bench/load_protocol.py --quick          # 2 sessions, toy tables, seconds
     .venv/bin/python bench/load_protocol.py --url http://127.0.0.1:8501 --pid 1234   # a running server
 
@@ -239,22 +239,39 @@ def chart(runs: list[dict], path: Path) -> Path:
                       "sessions arriving within the arrival window", "p95, seconds", series)
 
 
-def start(port: int, env: dict):
+def start(port: int, env: dict, profile: Path | None = None):
+    """A fresh server; with `profile`, every page run is profiled into that file (bench/load_profile.py)."""
     from browser_helpers import start_server
-    return start_server(port, env)
+    if profile is None:
+        return start_server(port, env)
+    return start_server(port, env, module=["bench.load_profile", str(profile)])
 
 
-async def run_all(args) -> list[dict]:
+def least_seconds(args, steps) -> float:
+    """The time no server can beat: each scenario's last arrival and its round's think times."""
+    rounds = (len(steps) - 1) * args.think
+    return sum((args.arrive if sessions > 1 else 0.0) + rounds for sessions in args.sessions)
+
+
+async def run_all(args, written=lambda runs: None) -> list[dict]:
     from browser_helpers import free_port, stop_server
     steps = QUICK_ROUND if args.quick else FULL_ROUND
     runs = []
+    began = time.perf_counter()
+    print(f"scenarios {', '.join(map(str, args.sessions))} sessions: at least {least_seconds(args, steps) / 60:.1f} "
+          "minutes of arrivals and think time, plus each server's start and warm-up and the steps themselves",
+          flush=True)
     for sessions in args.sessions:
         server = None
         if args.url:
             url, pid = args.url, args.pid
         else:
             port = free_port()
-            server = start(port, {})
+            env = {"EMBEDDING_LENS_WARM": args.warm} if args.warm else {}
+            profile = args.out / f"load_profile_{sessions}.prof" if args.profile else None
+            if profile is not None:
+                args.out.mkdir(parents=True, exist_ok=True)
+            server = start(port, env, profile)
             url, pid = f"http://127.0.0.1:{port}", server.pid
         try:
             warm_seconds = None if args.cold else await teacher_opens(url)
@@ -264,14 +281,17 @@ async def run_all(args) -> list[dict]:
             if server is not None:
                 stop_server(server)
         runs.append(result)
+        written(runs)                       # a later scenario that fails leaves the earlier ones written
         print(f"{sessions} sessions: light p95 {seconds(result['light_p95'])} s, "
-              f"{len(result['errors'])} errors, server CPU {result['server_cpu_s']:.0f} s", flush=True)
+              f"{len(result['errors'])} errors, server CPU {result['server_cpu_s']:.0f} s, "
+              f"{_ms(result)} ms per page run; {(time.perf_counter() - began) / 60:.1f} min so far", flush=True)
     return runs
 
 
 def parse_args(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sessions", default="1,10,30,60", help="comma-separated session counts, one scenario each")
+    parser.add_argument("--scenarios", "--sessions", dest="sessions", default="1,10,30,60",
+                        help="comma-separated session counts, one scenario (a fresh server) each")
     parser.add_argument("--arrive", type=float, default=60.0, help="students arrive within these seconds")
     parser.add_argument("--think", type=float, default=5.0, help="seconds between a student's steps (±50 %%)")
     parser.add_argument("--timeout", type=float, default=600.0, help="seconds a step may take before it counts as an error")
@@ -283,6 +303,11 @@ def parse_args(argv=None):
     parser.add_argument("--url", help="a running server instead of a fresh one per scenario")
     parser.add_argument("--pid", type=int, help="with --url: the server's process id (for CPU and memory)")
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results")
+    parser.add_argument("--warm", default="",
+                        help="EMBEDDING_LENS_WARM for the servers started (default: the server's own default)")
+    parser.add_argument("--profile", action="store_true",
+                        help="profile every page run of the servers started (bench/load_profile.py): "
+                             "load_profile_N.prof (+ .runs.json, per page) in --out")
     parser.add_argument("--note", default="", help="what the machine was doing (said in the report)")
     args = parser.parse_args(argv)
     args.sessions = [int(n) for n in str(args.sessions).split(",") if n.strip()]
@@ -296,15 +321,18 @@ def parse_args(argv=None):
 
 def main(argv=None) -> list[dict]:
     args = parse_args(argv)
-    runs = asyncio.run(run_all(args))
-    args.out.mkdir(parents=True, exist_ok=True)
     note = args.note or f"arrival within {args.arrive:g} s, think {args.think:g} s"
-    text = report(runs, note)
-    (args.out / "load_protocol.md").write_text(text)
-    (args.out / "load_protocol.json").write_text(json.dumps(runs, indent=1))
-    if len(runs) >= 1:
+
+    def write(runs: list[dict]) -> str:
+        args.out.mkdir(parents=True, exist_ok=True)
+        text = report(runs, note)
+        (args.out / "load_protocol.md").write_text(text)
+        (args.out / "load_protocol.json").write_text(json.dumps(runs, indent=1))
         chart(runs, args.out / "load_protocol.png")
-    print(text)
+        return text
+
+    runs = asyncio.run(run_all(args, write))
+    print(write(runs) if runs else "no scenario finished")
     return runs
 
 

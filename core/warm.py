@@ -32,6 +32,7 @@ class WarmUp:
     failed: dict[str, str] = field(default_factory=dict)     # table name -> what failed
     current: str | None = None                               # the table being prepared
     finished: threading.Event = field(default_factory=threading.Event)
+    on_done: Callable[[], object] | None = None              # called once every table was tried
 
     def start(self) -> "WarmUp":
         threading.Thread(target=self.run, name="embedding-lens-warm-up", daemon=True).start()
@@ -54,6 +55,11 @@ class WarmUp:
                     LOG.info("warm-up: %s ready in %.1f s", table.name, self.done[table.name])
         finally:
             self.current = None
+            if self.on_done is not None:
+                try:
+                    self.on_done()
+                except Exception:
+                    LOG.exception("warm-up: the last step after the tables failed")
             self.finished.set()
 
     def pending(self) -> list[WarmTable]:

@@ -23,9 +23,12 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def start_server(port: int, env: dict | None = None) -> subprocess.Popen:
-    """`streamlit run app.py` on 127.0.0.1:port; returns once /_stcore/health answers."""
-    command = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
+def start_server(port: int, env: dict | None = None, module: list[str] | None = None,
+                 script: str = "app.py") -> subprocess.Popen:
+    """`streamlit run app.py` on 127.0.0.1:port; returns once /_stcore/health answers.
+    `module`: another `python -m` entry that takes streamlit's arguments (bench/load_profile.py);
+    `script`: serve.py starts the warm-up with the server."""
+    command = [sys.executable, "-m", *(module or ["streamlit"]), "run", script, "--server.port", str(port),
                "--server.address", "127.0.0.1", "--server.headless", "true"]
     log = open(ROOT / "tests" / f".server-{port}.log", "w")
     process = subprocess.Popen(command, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,

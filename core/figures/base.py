@@ -47,7 +47,15 @@ def plain_text_figure(fig: go.Figure) -> go.Figure:
     escape: that is checked on plotly's own structures, without copying the figure."""
     if not _needs_escaping(fig):
         return fig
-    return go.Figure(_literal(fig.to_dict(), None), _validate=False)
+    data, layout = getattr(fig, "_data", None), getattr(fig, "_layout", None)
+    if data is None or layout is None:      # another plotly version: through its own copy
+        return go.Figure(_literal(fig.to_dict(), None), _validate=False)
+    # Plotly's own structures, read without fig.to_dict()'s deep copy (~13 ms for 20,000 points):
+    # _literal builds new dicts and lists where it escapes and never writes into fig's.
+    spec = {"data": data, "layout": layout}
+    if fig.frames:
+        spec["frames"] = [frame.to_plotly_json() for frame in fig.frames]
+    return go.Figure(_literal(spec, None), _validate=False)
 
 
 def _needs_escaping(fig: go.Figure) -> bool:
@@ -73,7 +81,7 @@ def _has_markup(value, key: str | None) -> bool:
         kinds = set(map(type, value))             # thousands of labels or numbers: judged at once
         if kinds <= _NUMBERS:
             return False
-        if kinds == {str}:
+        if kinds <= {str, np.str_}:               # np.str_: labels listed from a numpy array
             return _markup_in("".join(value))
         return any(_has_markup(v, key) for v in value)
     return False
@@ -89,7 +97,8 @@ def _literal(value, key: str | None):
     if key in _TEMPLATE_KEYS:
         return value
     if isinstance(value, str):
-        return _kept_breaks(html_literal(value))
+        # only a text with markup changes (escaping a text without any, <br> kept, gives it back)
+        return _kept_breaks(html_literal(value)) if _markup_in(value) else value
     if isinstance(value, dict):
         return {k: _literal(v, k) for k, v in value.items()}
     if isinstance(value, (list, tuple, np.ndarray)) and not _has_markup(value, key):

@@ -118,7 +118,7 @@ def _points(coords, hover, three_d, marker, name, customdata: list[int]) -> dict
     """
     marker = dict(size=4 if len(coords) > 2000 else 7, opacity=0.75, **marker)
     trace = dict(type="scatter3d" if three_d else "scattergl", mode="markers", marker=marker,
-                 x=coords[:, 0], y=coords[:, 1], hovertext=list(hover), hoverinfo="text", name=name,
+                 x=coords[:, 0], y=coords[:, 1], hovertext=hover.tolist(), hoverinfo="text", name=name,
                  customdata=customdata)
     if three_d:
         trace["z"] = coords[:, 2]

@@ -38,3 +38,30 @@ def test_first_visitor_hears_what_loads_and_a_warm_table_opens_without_loading()
         assert not any("Loading" in t for t in texts), texts
     finally:
         stop_server(server)
+
+
+def test_serve_py_starts_the_warm_up_with_the_server_before_any_visitor():
+    """`streamlit run serve.py`: the warm-up runs with no visitor at all (the server's memory grows
+    by MiniLM and its arrays while nobody is connected), and the first visitor then finds MiniLM
+    ready. `streamlit run app.py` waits for a first page run (the test above)."""
+    from bench import server_stats
+
+    port = free_port()
+    server = start_server(port, {"EMBEDDING_LENS_WARM": "minilm"}, script="serve.py")
+    url = f"http://127.0.0.1:{port}"
+    try:
+        started = server_stats.rss_mb(server.pid)
+        deadline = time.monotonic() + 240
+        while server_stats.rss_mb(server.pid) < started + 200:      # MiniLM + its arrays: ~+500 MB measured
+            assert time.monotonic() < deadline, "no warm-up without a visitor in 240 s"
+            time.sleep(1.0)
+        texts, errors = asyncio.run(_texts_of(url, "", ""))
+        assert errors == []
+        while any("still warming up" in t for t in texts):
+            assert time.monotonic() < deadline, "the warm-up did not finish in 240 s"
+            time.sleep(1.0)
+            texts, errors = asyncio.run(_texts_of(url, "", ""))
+        texts, errors = asyncio.run(_texts_of(url, "geometry", "table=minilm"))
+        assert errors == [] and not any("Loading" in t for t in texts), texts
+    finally:
+        stop_server(server)

@@ -201,3 +201,33 @@ def test_a_visitor_asking_again_and_again_cannot_push_back_anothers_job():
     assert teacher.wait(5)
     until(lambda: "pest 200" in gates.started)
     assert [name for name in gates.started if name.startswith("pest")] == ["pest 200"]
+
+
+def test_rankings_of_several_sessions_never_run_together_with_the_servers_settings(monkeypatch):
+    """Ranking every head declares its peak (ui/jobs.RANK_HEADS_MEMORY_BYTES: four at once took the
+    server +2.4 GB); with the default memory limit two rankings never run at once, even when the
+    operator allows two heavy jobs, while a map (no declared memory) may run beside one."""
+    from core.settings import class_settings
+    from ui.jobs import RANK_HEADS_MEMORY_BYTES
+
+    monkeypatch.setenv("EMBEDDING_LENS_HEAVY_JOBS", "2")
+    monkeypatch.delenv("EMBEDDING_LENS_HEAVY_MEMORY_MB", raising=False)
+    settings, _ = class_settings(())
+    queue = JobQueue(limit=settings.heavy_jobs, memory_limit_bytes=settings.heavy_memory_bytes)
+    gates = Gates()
+    rankings = [queue.submit(f"student {n}", ("rank heads", f"text {n}"), gates.work(f"rank {n}"),
+                             memory_bytes=RANK_HEADS_MEMORY_BYTES) for n in range(3)]
+    shared_map = queue.submit("student 3", ("map",), gates.work("map"))
+    until(lambda: gates.started == ["rank 0"])
+    assert [queue.place(job) for job in rankings] == [0, 1, 2]
+    assert queue.place(shared_map) == 3                    # strict order: nothing jumps the line
+    for n in range(3):
+        until(lambda: rankings[n].state == RUNNING)
+        assert [job.state for job in rankings].count(RUNNING) == 1      # one ranking's memory at a time
+        if n == 2:
+            until(lambda: "map" in gates.started)          # the second slot: the map runs beside the last one
+        gates.release(f"rank {n}")
+        assert rankings[n].wait(5) and rankings[n].outcome() == f"rank {n}"
+    gates.release("map")
+    assert shared_map.wait(5)
+    assert gates.started == ["rank 0", "rank 1", "rank 2", "map"]

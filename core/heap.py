@@ -1,0 +1,65 @@
+"""The server's long-lived objects kept out of the garbage collector's way.
+
+Streamlit runs a full `gc.collect()` after every script run (`runner.postScriptGC`, on by default,
+so a run's reference cycles are freed at once). A full collection walks every container object the
+process holds: once torch, transformers and a model are loaded that is ~480,000 objects and
+~230 ms of CPU, after *every* page run of every session — more than the whole budget of a page run
+(measured: 246 ms of a toy-table page run's 920 ms, bench/load_profile.py). Nearly all of those
+objects live as long as the server (modules, classes, models, word lists), so collecting them again
+and again finds nothing.
+
+`gc.freeze()` moves every object alive at that moment into a permanent generation the collector
+skips; later collections walk only what was made since. Objects frozen that later become garbage
+are freed by reference counting as usual; only cyclic garbage among them waits: each refreeze
+first unfreezes and runs one full collection (the cost Streamlit paid per run, paid once), so it
+waits at most until the next refreeze. A refreeze happens when the unfrozen old generation has
+grown past REFREEZE_OBJECTS (a model or a library was loaded, sessions arrived) or
+REFREEZE_SECONDS after the last one. Pure Python, thread-safe.
+"""
+from __future__ import annotations
+
+import gc
+import threading
+import time
+from dataclasses import dataclass, field
+
+REFREEZE_OBJECTS = 20_000      # unfrozen old objects worth ~10 ms of every later full collection
+REFREEZE_SECONDS = 600.0       # cyclic garbage among frozen objects waits at most this long
+
+
+@dataclass
+class HeapFreezer:
+    threshold: int = REFREEZE_OBJECTS
+    period: float = REFREEZE_SECONDS
+    clock: object = time.monotonic
+    frozen_at: float | None = None           # clock time of the last refreeze (None: never)
+    refreezes: int = 0
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def refreeze(self) -> int:
+        """Unfreeze, collect everything once, freeze what is alive. Returns the objects frozen."""
+        with self._lock:
+            return self._refreeze()
+
+    def _refreeze(self) -> int:
+        gc.unfreeze()
+        gc.collect()
+        gc.freeze()
+        self.frozen_at = self.clock()
+        self.refreezes += 1
+        return gc.get_freeze_count()
+
+    def maybe_refreeze(self) -> bool:
+        """Refreeze if the unfrozen old generation grew past the threshold or the period passed.
+        Cheap when nothing is due: counting the old generation lists only unfrozen objects.
+        Another thread's refreeze in progress: nothing to do (never waits)."""
+        if not self._lock.acquire(blocking=False):
+            return False
+        try:
+            due = (self.frozen_at is None or self.clock() - self.frozen_at > self.period
+                   or len(gc.get_objects(generation=2)) > self.threshold)
+            if due:
+                self._refreeze()
+            return due
+        finally:
+            self._lock.release()

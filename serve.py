@@ -1,0 +1,22 @@
+"""Embedding Lens with its warm-up started by the server itself: `streamlit run serve.py`.
+
+The pages are app.py's (st.App runs that script for every session, exactly as `streamlit run
+app.py` does); this launcher adds one thing, a lifespan hook that Streamlit runs once when the
+server starts, after its runtime is up (so the app's st.cache_resource functions are shared
+with every later session): it starts the warm-up of EMBEDDING_LENS_WARM (ui/warm.py). With
+`streamlit run app.py` the same warm-up starts at the server's first page run instead.
+"""
+from contextlib import asynccontextmanager
+
+import streamlit as st
+
+
+@asynccontextmanager
+async def start_warm(_app):
+    from ui import warm
+
+    warm.warm_up()          # a background thread: the server answers at once
+    yield
+
+
+app = st.App("app.py", lifespan=start_warm)

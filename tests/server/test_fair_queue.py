@@ -1,0 +1,107 @@
+"""Fair heavy work between *sessions* of a real server (the protocol client, no browser): three
+visitors ask for maps in a known order and are served in that order, each told its place; one
+who asks again while waiting goes to the back instead of pushing another back; a fourth
+visitor's light step is served while the maps wait. The first map is a 500-row sample of MiniLM
+(seconds, and it starts the server's map process), so the others surely wait behind it; theirs are
+5-point maps of a toy table. Each visitor asks only once the one before it has seen its job's
+status, so the order of asking is known."""
+from __future__ import annotations
+
+import asyncio
+import re
+import time
+
+import pytest
+
+from bench.protocol import Session
+from browser_helpers import free_port, start_server, stop_server
+
+PLACE = re.compile(r"You are number (\d+) in the queue")
+
+
+@pytest.fixture(scope="module")
+def server():
+    port = free_port()
+    process = start_server(port, {"EMBEDDING_LENS_WARM": "none", "EMBEDDING_LENS_HEAVY_JOBS": "1"})
+    yield f"http://127.0.0.1:{port}"
+    stop_server(process)
+
+
+async def _visitor(url: str, query: str) -> Session:
+    session = Session(url, timeout=600)
+    await session.connect()
+    opened = await session.open("maps", query)
+    assert opened.errors == [] and "maps_draw" in session.widgets, opened.errors
+    return session
+
+
+async def _ask(session: Session, ended: dict, name: str, shown: asyncio.Event):
+    """Press Draw; record when the run that waits for the map ended and the places it was shown;
+    `shown` is set once the page shows the job's status (a place in line or its progress)."""
+    places: list[int] = []
+    original = session._read_element
+
+    def watch(delta, element, errors):
+        text = original(delta, element, errors)
+        if text and PLACE.search(text):
+            places.append(int(PLACE.search(text).group(1)))
+        if element.WhichOneof("type") == "progress":
+            shown.set()
+        return text
+
+    session._read_element = watch
+    try:
+        result = await session.set("maps_draw", True)
+    finally:
+        session._read_element = original
+    ended[name] = time.monotonic()
+    return result, places
+
+
+async def _class(url: str):
+    first = await _visitor(url, "table=minilm&n=500&seed=1")
+    second, third = [await _visitor(url, f"table=seed004&seed={seed}&iters=1000") for seed in (2, 3)]
+    light = Session(url, timeout=600)
+    await light.connect()
+    await light.open("geometry", "table=seed004")
+    ended: dict[str, float] = {}
+    seen = [asyncio.Event() for _ in range(4)]
+    try:
+        a = asyncio.create_task(_ask(first, ended, "first", seen[0]))
+        await asyncio.wait_for(seen[0].wait(), 300)
+        b = asyncio.create_task(_ask(second, ended, "second", seen[1]))
+        await asyncio.wait_for(seen[1].wait(), 300)
+        c = asyncio.create_task(_ask(third, ended, "third", seen[2]))
+        await asyncio.wait_for(seen[2].wait(), 300)
+        # The second visitor stops waiting and asks for another map: it goes to the back of the line.
+        b.cancel()
+        await asyncio.gather(b, return_exceptions=True)
+        changed = await second.set("maps_seed", 4)
+        assert changed.errors == [], changed.errors
+        b_again = asyncio.create_task(_ask(second, ended, "second again", seen[3]))
+        await asyncio.wait_for(seen[3].wait(), 300)
+        light_step = await light.set("geo_colour", "vector norm")
+        light_end = time.monotonic()
+        results = {name: await task for name, task in (("first", a), ("third", c), ("second again", b_again))}
+        return results, ended, light_step, light_end
+    finally:
+        for session in (first, second, third, light):
+            await session.close()
+
+
+def test_sessions_are_served_first_in_first_out_and_a_light_step_is_not_starved(server):
+    results, ended, light_step, light_end = asyncio.run(_class(server))
+    for name, (result, _) in results.items():
+        assert result.errors == [], (name, result.errors)
+    # Served in the order asked, the one who asked again last of all.
+    assert ended["first"] < ended["third"] < ended["second again"], ended
+    _, first_places = results["first"]
+    _, third_places = results["third"]
+    _, again_places = results["second again"]
+    assert first_places == []                             # nothing ahead of it: made at once
+    assert third_places and third_places[0] == 2          # behind the first and the second's first ask
+    assert again_places and again_places[0] == 2          # behind the first and the third: its first ask withdrawn
+    assert results["third"][0].queue_seconds > 0 and results["second again"][0].queue_seconds > 0
+    # The light step of a fourth session ran while the heavy jobs were still waiting or running.
+    assert light_step.errors == [] and light_step.runs >= 1
+    assert light_end < ended["second again"], (light_end, ended)
