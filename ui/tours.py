@@ -98,7 +98,8 @@ def tour_bar() -> None:
 def _notes_button(name: str) -> None:
     """Download my notes: the tour with this session's answers, as Markdown named after the tour and day."""
     today = datetime.date.today()
-    text = notes_markdown(name, TOURS[name], questions.answers(), questions.table_for, questions.reveal_of,
+    text = notes_markdown(name, TOURS[name], questions.answers(), questions.table_for,
+                          lambda question: questions.noted_reveal(name, question),
                           questions.shown_answer, today)
     st.download_button("Download my notes", text, file_name=notes_file_name(name, today), mime="text/markdown",
                        key="tour_notes", icon=":material/download:", on_click="ignore")

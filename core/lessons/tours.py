@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from core.lessons import questions as q
+from core.lessons import view_questions as vq
 from core.lessons.questions import Question
 
 
@@ -37,7 +38,7 @@ def _table(name: str, text: str | None = None, **extra) -> dict:
     return view
 
 
-TOURS = {
+SEED_TOURS = {
     "seed000": Tour("Seed 000 · token embeddings and contextual representations", (
         TourStep("lookup", "Ids select rows",
                  "The sequence of ids **(2, 0)** — tokens γ α — selects rows 2 and 0 of the 3 × 4 table E: "
@@ -125,3 +126,108 @@ TOURS = {
                  _table("seed004", "The cat is sleeping")),
     )),
 }
+
+
+def _view(question_key: str, table: str, prompt: str, answer, **how) -> Question:
+    """A question that reads a model's or a whole vocabulary's results (answered, then computed)."""
+    return Question(question_key, table, prompt, answer, reads="views", **how)
+
+
+LENS_TEXT = "The Eiffel Tower is located in the city of Paris"
+ABLATION_TEXT = "The cat is sleeping on the mat"
+WHY_TEXT = "The Eiffel Tower is located in the city of"                # the Why page's default texts
+SKIP_TEXT = "The Eiffel Tower is located in the city of Paris, the capital of France."
+YES_NO = (vq.YES, vq.NO)
+SMOLLM2_HEADS = 9                      # heads per layer of SmolLM2-135M (576 wide, 64 per head)
+
+# Tours of the views that read a model or a whole vocabulary. A step is data: a page, its view and its
+# questions (core.lessons.view_questions); adding one is adding a TourStep here.
+VIEW_TOURS = {
+    "analogies": Tour("Analogies · what a − b + c really returns (GloVe)", (
+        TourStep("directions", "king − man + woman",
+                 "The famous analogy, on GloVe's 400,000 words: each row is ranked by how well it matches "
+                 "**a − b + c**. Compare the two columns of each method: the inputs allowed, and excluded as "
+                 "the usual benchmark code does.",
+                 _table("glove-50d", keep_analogy_a="king", keep_analogy_b="man", keep_analogy_c="woman",
+                        keep_analogy_expected="queen"),
+                 questions=(_view("input_top_add", "glove-50d", "With the inputs allowed, is 3CosAdd's best answer "
+                                  "one of king, man, woman?", vq.analogy_input_on_top("glove-50d", "king", "man",
+                                                                                      "woman"), choices=YES_NO),
+                            _view("input_top_mul", "glove-50d", "And 3CosMul's, with the inputs allowed?",
+                                  vq.analogy_input_on_top("glove-50d", "king", "man", "woman", "3CosMul"),
+                                  choices=YES_NO),
+                            _view("rank_prince", "glove-50d", "With the inputs excluded, at which rank does 3CosAdd "
+                                  "put prince?", vq.analogy_rank("glove-50d", "king", "man", "woman", "prince")))),
+        TourStep("directions", "paris − france + germany",
+                 "A capital for a country: the offset from France to Paris, added to Germany.",
+                 _table("glove-50d", keep_analogy_a="paris", keep_analogy_b="france", keep_analogy_c="germany",
+                        keep_analogy_expected="berlin"),
+                 questions=(_view("input_top_paris", "glove-50d", "With the inputs allowed, is 3CosAdd's best "
+                                  "answer one of paris, france, germany?",
+                                  vq.analogy_input_on_top("glove-50d", "paris", "france", "germany"),
+                                  choices=YES_NO),)),
+    )),
+    "inside": Tour("Inside SmolLM2 · the logit lens and switching heads off", (
+        TourStep("models", "When does the answer appear?",
+                 "The logit lens reads every layer's residual stream through the model's own final norm and "
+                 "output layer: what would the model say if it stopped there? Scroll to *What the model would "
+                 "predict after each layer* and follow 'of → Paris'.",
+                 _table("smollm2", LENS_TEXT),
+                 questions=(_view("lens_paris", "smollm2", "After which layer is Paris first the lens's top guess "
+                                  "after 'of'? (within 2 layers; 0 is the embedding)",
+                                  vq.lens_first_layer("smollm2", LENS_TEXT, "Paris"), tolerance=2),)),
+        TourStep("models", "Switch heads off",
+                 "Ablation zeroes a head's output and measures the text's loss again (mean −ln p of each real "
+                 "next token). Scroll to *Switch heads off (ablation)*: layer 0, every head.",
+                 _table("smollm2", ABLATION_TEXT, keep_models_ablate_layer=0, keep_models_ablate_head="all"),
+                 questions=(_view("ablate_layer0", "smollm2", "With every head of layer 0 off, does the loss rise "
+                                  "or fall?", vq.ablation_loss("smollm2", ABLATION_TEXT,
+                                                               tuple((0, h) for h in range(SMOLLM2_HEADS))),
+                                  choices=(q.RISES, q.FALLS)),
+                            _view("head_matters", "smollm2", "Which one of these heads, alone off, raises the loss "
+                                  "most?", vq.head_that_matters("smollm2", ABLATION_TEXT, ((0, 0), (0, 1), (0, 2))),
+                                  choices=("L0 H0", "L0 H1", "L0 H2")))),
+    )),
+    "hidden": Tour("Hidden in the table · under-trained tokens and anisotropy", (
+        TourStep("hidden", "Rows training hardly moved",
+                 "MiniLM's vocabulary holds pieces of scripts its training text barely had. Their rows stayed "
+                 "near where they started, close to the rows known to be unused: the histogram's low tail.",
+                 _table("minilm"),
+                 questions=(_view("undertrained_pair", "minilm", "Which of these two tokens does the indicator "
+                                  "find more under-trained?", vq.under_trained_of("minilm", "##犬", "dog"),
+                                  choices=("##犬", "dog")),
+                            _view("undertrained_the", "minilm", "And of these two?",
+                                  vq.under_trained_of("minilm", "the", "cat"), choices=("the", "cat")))),
+        TourStep("hidden", "Every row leans one way",
+                 "The mean cosine of every pair of rows measures how much a table's vectors point one common "
+                 "way (section *Anisotropy and rogue dimensions*).",
+                 _table("smollm2"),
+                 questions=(_view("cosine_smollm2", "smollm2", "Guess SmolLM2's mean cosine (two decimals, within "
+                                  "0.05)", vq.mean_cosine_of("smollm2", "SmolLM2"), tolerance=0.05, decimals=2),
+                            _view("cosine_higher", "smollm2", "Which table's rows lean more one way: SmolLM2's or "
+                                  "MiniLM's?", vq.higher_mean_cosine("smollm2", "minilm", ("SmolLM2", "MiniLM")),
+                                  choices=("SmolLM2", "MiniLM")))),
+    )),
+    "why": Tour("Why this prediction · which parts made the next token", (
+        TourStep("why", "Split the logit into its parts",
+                 "Direct logit attribution: every head and MLP writes into the residual stream, and the top "
+                 "guess's logit is the sum of one number per part.",
+                 _table("smollm2", keep_why_method="attribution", keep_why_text=WHY_TEXT),
+                 questions=(_view("dla_layer", "smollm2", "Which layer (heads and MLP together) writes most into "
+                                  "the logit of the top guess? (within 2 layers)",
+                                  vq.attribution_layer("smollm2", WHY_TEXT), tolerance=2),
+                            _view("dla_kind", "smollm2", "Is the single largest part (by size, up or down) an attention head or an MLP?",
+                                  vq.attribution_kind("smollm2", WHY_TEXT),
+                                  choices=("an attention head", "an MLP")))),
+        TourStep("why", "Leave a layer out",
+                 "Layer skipping passes a layer's input on unchanged, as the residual connection alone would, "
+                 "and measures the text's loss again.",
+                 _table("smollm2", keep_why_method="skipping", keep_why_skip_text=SKIP_TEXT),
+                 questions=(_view("skip_costliest", "smollm2", "Skipping which layer raises the loss most?",
+                                  vq.costliest_skip("smollm2", SKIP_TEXT)),
+                            _view("skip_first_last", "smollm2", "Which costs more to skip: the first layer or the "
+                                  "last?", vq.first_or_last_skip("smollm2", SKIP_TEXT),
+                                  choices=("the first", "the last")))),
+    )),
+}
+TOURS = {**SEED_TOURS, **VIEW_TOURS}       # the sidebar lists them in this order
