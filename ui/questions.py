@@ -31,6 +31,13 @@ def table_for(name: str) -> EmbeddingTable:
 NOT_YET = "Answer it in the tour to see the computed answer."
 
 
+class ScreenViews(AppViews):
+    """The views as this session sees them: a toy table with this session's edits."""
+
+    def table(self, name: str) -> EmbeddingTable:
+        return table_for(name)
+
+
 def reveal_of(question: Question) -> Reveal | str:
     """The computed answer, or why it cannot be computed here (plain text)."""
     if question.reads == "views":

@@ -1,6 +1,7 @@
 """The learner's notes: a tour as a Markdown file — each step's title and narration, the table it
-shows (as numbers: figures as images would need kaleido, which the app does not install), each
-question, the learner's answer and the right one."""
+shows as numbers, each question, the learner's answer and the right one — and as a web page that
+also draws each step's figure (plotly.js inlined once, each figure's JSON beside it): images would
+need kaleido and a Chrome, which a Community Cloud server does not have."""
 from __future__ import annotations
 
 import datetime
@@ -13,9 +14,9 @@ from core.tables import EmbeddingTable
 MAX_NOTE_ROWS = 12      # a step's table is written out when it is this small (the seeds' are)
 
 
-def notes_file_name(tour_name: str, day: datetime.date) -> str:
-    """'seed004-notes-2026-11-30.md'."""
-    return f"{tour_name}-notes-{day.isoformat()}.md"
+def notes_file_name(tour_name: str, day: datetime.date, extension: str = "md") -> str:
+    """'seed004-notes-2026-11-30.md' (or .html)."""
+    return f"{tour_name}-notes-{day.isoformat()}.{extension}"
 
 
 def _cell(text: object) -> str:
@@ -53,7 +54,8 @@ def notes_markdown(tour_name: str, tour: Tour, answers: dict, table_of: Callable
     """The whole tour as Markdown. answers: (tour_name, question key) -> the learner's answer;
     table_of(name) gives a step's table; reveal_of(question) the computed answer or why there is none."""
     lines = [f"# {tour.title}", "", f"Notes from Embedding Lens, {day.isoformat()}. "
-             "Figures are not included as images; each step's table is copied as numbers.", ""]
+             f"Each step's figure is in the web page of these notes ({notes_file_name(tour_name, day, 'html')}); "
+             "here each step's table is copied as numbers.", ""]
     for number, step in enumerate(tour.steps, start=1):
         lines += [f"## Step {number}. {step.title}", "", step.narration, ""]
         table_name = step.view.get("keep_table")

@@ -34,7 +34,7 @@ class Views(Protocol):
 Answer = Callable[[Views], Reveal]
 
 
-def _row(table: EmbeddingTable, word: str) -> int:
+def word_row(table: EmbeddingTable, word: str) -> int:
     row = table.row_of_token(word)
     if row is None:
         raise ValueError(f"{word!r} is not in {table.name}")
@@ -43,7 +43,7 @@ def _row(table: EmbeddingTable, word: str) -> int:
 
 def _analogy(views: Views, name: str, a: str, b: str, c: str, method: str):
     table = views.table(name)
-    results = {result.method: result for result in views.analogy(name, *(_row(table, w) for w in (a, b, c)))}
+    results = {result.method: result for result in views.analogy(name, *(word_row(table, w) for w in (a, b, c)))}
     if method not in results:
         raise ValueError(f"{method} is not one of {', '.join(results)}")
     return table, results[method]
@@ -53,7 +53,7 @@ def analogy_input_on_top(name: str, a: str, b: str, c: str, method: str = "3CosA
     """With the inputs allowed, is the method's best answer to a − b + c one of a, b, c?"""
     def answer(views: Views) -> Reveal:
         table, result = _analogy(views, name, a, b, c, method)
-        inputs = {_row(table, w) for w in (a, b, c)}
+        inputs = {word_row(table, w) for w in (a, b, c)}
         top, usual = int(result.included.rows[0]), int(result.excluded.rows[0])
         right = YES if top in inputs else NO
         return Reveal(right, None,
@@ -68,7 +68,7 @@ def analogy_rank(name: str, a: str, b: str, c: str, expected: str, method: str =
     """With the inputs excluded (the usual code), at which rank does `expected` come?"""
     def answer(views: Views) -> Reveal:
         table, result = _analogy(views, name, a, b, c, method)
-        row = _row(table, expected)
+        row = word_row(table, expected)
         rows = [int(r) for r in result.excluded.rows]
         if row not in rows:
             raise ValueError(f"{expected!r} is not among the {len(rows)} best answers here")
@@ -81,7 +81,7 @@ def analogy_rank(name: str, a: str, b: str, c: str, expected: str, method: str =
     return answer
 
 
-def _position(ids, word: str, tokens) -> int:
+def position_before(ids, word: str, tokens) -> int:
     """The last position whose next token reads `word` (pieces compared without their space mark)."""
     clean = [str(tokens[i]).lstrip("Ġ▁ ") for i in ids]
     found = [t for t in range(len(ids) - 1) if clean[t + 1] == word]
@@ -95,7 +95,7 @@ def lens_first_layer(name: str, text: str, word: str) -> Answer:
     def answer(views: Views) -> Reveal:
         lens, ids = views.lens(name, text)
         tokens = views.table(name).tokens
-        position = _position(ids, word, tokens)
+        position = position_before(ids, word, tokens)
         ranks = np.asarray(lens.target_ranks[:, position])                    # (L+1,)
         on_top = np.flatnonzero(ranks == 1)
         if not on_top.size:
@@ -145,7 +145,7 @@ def under_trained_of(name: str, first: str, second: str) -> Answer:
     def answer(views: Views) -> Reveal:
         table = views.table(name)
         scores, indicator = views.under_trained(name)
-        rows = [_row(table, first), _row(table, second)]
+        rows = [word_row(table, first), word_row(table, second)]
         values = [float(scores[r]) for r in rows]
         if values[0] == values[1]:
             raise ValueError(f"{first!r} and {second!r} score the same")
