@@ -26,7 +26,7 @@ class StepFigure:
 
 _STYLE = """body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;max-width:54rem;margin:0 auto;
 padding:1rem;line-height:1.45;color:#1f2937}h1{font-size:1.6rem}h2{font-size:1.25rem;margin-top:2rem;
-border-top:1px solid #ddd;padding-top:1rem}.figure{width:100%;min-height:320px}.missing{color:#6b7280;
+border-top:1px solid #ddd;padding-top:1rem}.figure{width:100%;min-height:2rem}.missing{color:#6b7280;
 font-style:italic}table{border-collapse:collapse;font-size:.9rem;overflow-x:auto;display:block}
 td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}.question{background:#f3f4f6;padding:.5rem 1rem;
 border-radius:6px}"""

@@ -81,9 +81,14 @@ def analogy_rank(name: str, a: str, b: str, c: str, expected: str, method: str =
     return answer
 
 
+def piece_word(piece) -> str:
+    """A tokenizer piece without its leading space mark (byte-level Ġ, SentencePiece ▁)."""
+    return str(piece).lstrip("Ġ▁ ")
+
+
 def position_before(ids, word: str, tokens) -> int:
     """The last position whose next token reads `word` (pieces compared without their space mark)."""
-    clean = [str(tokens[i]).lstrip("Ġ▁ ") for i in ids]
+    clean = [piece_word(tokens[i]) for i in ids]
     found = [t for t in range(len(ids) - 1) if clean[t + 1] == word]
     if not found:
         raise ValueError(f"{word!r} is not a token of this text")
@@ -104,7 +109,7 @@ def lens_first_layer(name: str, text: str, word: str) -> Answer:
         before = f"rank {int(ranks[layer - 1])} after L{layer - 1}" if layer > 1 else \
             f"rank {int(ranks[0])} from the embedding alone"
         return Reveal(str(layer), float(layer),
-                      f"After '{tokens[ids[position]]}', '{word}' is {before}, rank 1 from L{layer} on "
+                      f"After '{piece_word(tokens[ids[position]])}', '{word}' is {before}, rank 1 from L{layer} on "
                       f"(p = {float(lens.target_probs[layer, position]):.2f}); the model's own output gives it "
                       f"p = {float(lens.target_probs[-1, position]):.2f}.",
                       "The early layers' streams, read through the final norm and output layer, point at other "
@@ -189,7 +194,7 @@ def attribution_layer(name: str, text: str) -> Answer:
         result = views.attribution(name, text)
         per_layer = np.asarray(result.heads).sum(axis=1) + np.asarray(result.mlps)        # (L,)
         layer = int(np.argmax(per_layer))
-        token = views.table(name).tokens[result.token]
+        token = piece_word(views.table(name).tokens[result.token])
         second = int(np.argsort(per_layer)[-2]) if per_layer.size > 1 else layer
         return Reveal(str(layer), float(layer),
                       f"The logit of '{token}' is {result.logit:.2f}; layer {layer} writes {per_layer[layer]:+.2f} "

@@ -174,13 +174,21 @@ def test_questions_and_tour_bar_fit_small_screens(server, browser, size):
             assert "Your answer: dog (not right)" in text and "The answer: **is**" in text
         SCREENSHOTS.mkdir(exist_ok=True)
         tab.screenshot(path=str(SCREENSHOTS / f"class_mode_{size['width']}.png"), full_page=True)
-        _view_question_fits(tab, server, size)
+    finally:
+        context.close()
+    _view_question_fits(browser, server, size)
+
+
+def _view_question_fits(browser, server: str, size: dict) -> None:
+    """A model view's tour step (GloVe's analogies): its question before and after an answer, no side scroll."""
+    context = browser.new_context(viewport=size, is_mobile=size is PHONE, has_touch=size is PHONE)
+    try:
+        _answer_a_view_question(context.new_page(), server, size)
     finally:
         context.close()
 
 
-def _view_question_fits(tab, server: str, size: dict) -> None:
-    """A model view's tour step (GloVe's analogies): its question before and after an answer, no side scroll."""
+def _answer_a_view_question(tab, server: str, size: dict) -> None:
     tab.goto(f"{server}/directions?tour=analogies&tstep=0")
     wait_until_idle(tab, 0, timeout=180)
     bar = tab.locator(".st-key-tour_bar")
