@@ -28,6 +28,12 @@ def table_for(name: str) -> EmbeddingTable:
     return tables.active_table() if tables.current_table_name() == name else tables.base_table(name)
 
 
+def noted_table(name: str) -> EmbeddingTable | None:
+    """A step's table for the notes: a toy table or an upload as on screen; None for a model's or
+    GloVe's (too large to copy, and opening it for a file would load a model the page has not)."""
+    return table_for(name) if name in tables.own_table_names() else None
+
+
 NOT_YET = "Answer it in the tour to see the computed answer."
 
 

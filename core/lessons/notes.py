@@ -48,11 +48,12 @@ def _question_lines(question: Question, reveal: Reveal | str, given, shown_given
     return lines
 
 
-def notes_markdown(tour_name: str, tour: Tour, answers: dict, table_of: Callable[[str], EmbeddingTable],
+def notes_markdown(tour_name: str, tour: Tour, answers: dict, table_of: Callable[[str], EmbeddingTable | None],
                    reveal_of: Callable[[Question], Reveal | str], shown: Callable[[Question, object], str],
                    day: datetime.date) -> str:
     """The whole tour as Markdown. answers: (tour_name, question key) -> the learner's answer;
-    table_of(name) gives a step's table; reveal_of(question) the computed answer or why there is none."""
+    table_of(name) gives a step's table (None: a model's or a whole vocabulary's, named but not opened
+    for a file); reveal_of(question) the computed answer or why there is none."""
     lines = [f"# {tour.title}", "", f"Notes from Embedding Lens, {day.isoformat()}. "
              f"Each step's figure is in the web page of these notes ({notes_file_name(tour_name, day, 'html')}); "
              "here each step's table is copied as numbers.", ""]
@@ -62,7 +63,8 @@ def notes_markdown(tour_name: str, tour: Tour, answers: dict, table_of: Callable
         if table_name:
             try:
                 table = table_of(table_name)
-                lines += [f"Table: {_cell(table.name)}", "", table_markdown(table), ""]
+                lines += [f"Table: {_cell(table_name)} (too large to copy here)", ""] if table is None else \
+                    [f"Table: {_cell(table.name)}", "", table_markdown(table), ""]
             except ValueError as error:
                 lines += [f"*(table {_cell(table_name)} could not be opened: {_cell(error)})*", ""]
         for question in step.questions:

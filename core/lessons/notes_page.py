@@ -78,7 +78,7 @@ def _figure_html(number: int, figure: StepFigure | None) -> str:
             f"<script type='application/json' id='figure-{number}-data'>{figure.json}</script>")
 
 
-def notes_html(tour_name: str, tour: Tour, answers: dict, table_of: Callable[[str], EmbeddingTable],
+def notes_html(tour_name: str, tour: Tour, answers: dict, table_of: Callable[[str], EmbeddingTable | None],
                reveal_of: Callable[[Question], Reveal | str], shown: Callable[[Question, object], str],
                day: datetime.date, figures: list[StepFigure | None], plotly_js: str) -> str:
     """The notes page. figures: one per step (None: the step has no figure); plotly_js: the script."""
@@ -92,7 +92,8 @@ def notes_html(tour_name: str, tour: Tour, answers: dict, table_of: Callable[[st
         if table_name:
             try:
                 table = table_of(table_name)
-                body += [f"<p>Table: {html.escape(table.name)}</p>", _table_html(table)]
+                body += [f"<p>Table: {html.escape(table_name)} (too large to copy here)</p>"] if table is None else \
+                    [f"<p>Table: {html.escape(table.name)}</p>", _table_html(table)]
             except ValueError as error:
                 body.append(f"<p class='missing'>(table {html.escape(table_name)} could not be opened: "
                             f"{html.escape(str(error))})</p>")

@@ -80,3 +80,22 @@ def test_strangers_text_is_escaped_and_answers_are_written():
 def test_plotly_js_is_the_installed_library():
     script = plotly_script()
     assert len(script) > 1_000_000 and "newPlot" in script and "</script" not in script.lower()
+
+
+def test_a_model_tables_step_names_its_table_without_opening_it():
+    from core.lessons.notes import notes_markdown
+    from core.lessons.tours import VIEW_TOURS
+
+    tour = VIEW_TOURS["hidden"]
+    opened = []
+
+    def table_of(name):
+        opened.append(name)
+        return None
+    not_yet = lambda question: "Answer it in the tour to see the computed answer."       # noqa: E731
+    markdown = notes_markdown("hidden", tour, {}, table_of, not_yet, lambda q, g: str(g), DAY)
+    page = notes_html("hidden", tour, {}, table_of, not_yet, lambda q, g: str(g), DAY,
+                      [StepFigure(missing="Answer this step's question to have its figure here.")] * 2, "")
+    assert "Table: minilm (too large to copy here)" in markdown and "Table: smollm2 (too large" in page
+    assert page.count("Answer this step&#x27;s question to have its figure here.") == 2
+    assert opened == ["minilm", "smollm2"] * 2
