@@ -53,6 +53,9 @@ def take_the_tour(name: str) -> dict[str, str]:
             at.button(key="tour_next").click().run()
             assert_clean(at)
         assert not at.error, texts(at.error)
+        assert any(step.narration in text for text in texts(at.markdown))
+        for key, value in step.view.items():                     # the step's view is in place
+            assert at.session_state[key] == value, key
         for question in step.questions:
             verdict = _check(at, name, question, question.choices[0] if question.choices else 1000.0)
             if "Right:" in verdict and question.choices:
