@@ -239,7 +239,8 @@ VIEW_TOURS = {
                  questions=(_view("dla_layer", "smollm2", "Which layer (heads and MLP together) writes most into "
                                   "the logit of the top guess? (within 2 layers)",
                                   vq.attribution_layer("smollm2", WHY_TEXT), tolerance=2),
-                            _view("dla_kind", "smollm2", "Is the single largest part (by size, up or down) an attention head or an MLP?",
+                            _view("dla_kind", "smollm2", "Is the single largest part (by size, up or down) an attention "
+                                  "head or an MLP?",
                                   vq.attribution_kind("smollm2", WHY_TEXT),
                                   choices=("an attention head", "an MLP")))),
         TourStep("why", "Leave a layer out",

@@ -211,7 +211,8 @@ def attribution_kind(name: str, text: str) -> Answer:
         result = views.attribution(name, text)
         part, value = result.ranked()[0]
         right = "an MLP" if "MLP" in part else "an attention head" if " H" in part else "something else"
-        return Reveal(right, None, f"The largest single part (by size) is {part}: {value:+.2f} of the logit {result.logit:.2f}.",
+        return Reveal(right, None, f"The largest single part (by size) is {part}: {value:+.2f} of the logit "
+                      f"{result.logit:.2f}.",
                       "A part can push the logit up or down; its size says how much this prediction depends on it, "
                       "whichever way it pushes.")
     return answer

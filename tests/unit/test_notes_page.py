@@ -68,7 +68,8 @@ def test_strangers_text_is_escaped_and_answers_are_written():
     tour = SEED_TOURS["seed003"]
     question = tour.steps[0].questions[0]
     page = notes_html("seed003", tour, {("seed003", question.key): 5.0}, lambda name: table,
-                      lambda q: Reveal("5.00", 5.0, "cat · dog = 5.00.", "why"), lambda q, g: str(g) if g is None else f"{g:.2f}", DAY,
+                      lambda q: Reveal("5.00", 5.0, "cat · dog = 5.00.", "why"),
+                      lambda q, g: str(g) if g is None else f"{g:.2f}", DAY,
                       [figure, StepFigure(missing="no figure <here>")], "/* js */")
     assert "</script><b>" not in page.split("<body>", 1)[1].replace("<\\/script>", "")
     assert "&lt;/script&gt;&lt;b&gt;x&lt;/b&gt;" in page                  # the table cell

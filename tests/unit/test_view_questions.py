@@ -130,7 +130,8 @@ def test_under_trained_and_anisotropy_follow_the_table():
 
 def _attribution(heads, mlps):
     heads, mlps = np.asarray(heads, float), np.asarray(mlps, float)
-    return Attribution(token=0, versus=None, embedding=0.1, heads=heads, mlps=mlps, attention_biases=np.zeros(len(mlps)),
+    return Attribution(token=0, versus=None, embedding=0.1, heads=heads, mlps=mlps,
+                       attention_biases=np.zeros(len(mlps)),
                        norm_bias=0.0, output_bias=0.0, logit=float(heads.sum() + mlps.sum() + 0.1), model_logit=0.0,
                        norm_scale=1.0)
 
