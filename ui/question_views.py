@@ -4,13 +4,15 @@ more, and a result a teacher prepared (a layer skipping) is read, not recomputed
 from __future__ import annotations
 
 import numpy as np
+import streamlit as st
 
 from core.tables import EmbeddingTable
 from ui import anisotropy, cached, hidden, tables, why
 
 
 class AppViews:
-    """core.lessons.view_questions.Views over the app's caches. Draws nothing (a spinner at most)."""
+    """core.lessons.view_questions.Views over the app's caches. Draws nothing but a spinner (never inside
+    a cached function)."""
 
     def table(self, name: str) -> EmbeddingTable:
         return tables.base_table(name)
@@ -63,9 +65,10 @@ class AppViews:
         ids = self._ids(name, text)
         key, results = ("skipping", name, ids), why.shared_results()
         found = results.get(key)
-        if found is None:
+        if found is None:          # the Why page, opened by the step, has usually made it already
             try:
-                found = skip_layers(self._model(name), list(ids))
+                with st.spinner("Skipping each layer in turn…"):
+                    found = skip_layers(self._model(name), list(ids))
             finally:
                 cached.release_memory()
             results.put(key, found)
