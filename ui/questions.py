@@ -3,13 +3,17 @@ or a number; the right answer hidden until the learner answers, then shown with 
 Answers live in this session only (ANSWERS), never in the URL or on the server."""
 from __future__ import annotations
 
+import logging
+
 import streamlit as st
 
 from core.lessons.questions import Question, Reveal, is_right
 from core.tables import EmbeddingTable
 from core.text import markdown_literal as md
 from ui import tables
+from ui.question_views import AppViews
 
+LOG = logging.getLogger("embedding_lens.questions")
 ANSWERS = "tour_answers"        # (tour, question key) -> the learner's answer, this session only
 UNANSWERED = "_tour_unanswered"  # the question whose Check was pressed with nothing chosen
 
@@ -24,12 +28,44 @@ def table_for(name: str) -> EmbeddingTable:
     return tables.active_table() if tables.current_table_name() == name else tables.base_table(name)
 
 
+def noted_table(name: str) -> EmbeddingTable | None:
+    """A step's table for the notes: a toy table or an upload as on screen; None for a model's or
+    GloVe's (too large to copy, and opening it for a file would load a model the page has not)."""
+    return table_for(name) if name in tables.own_table_names() else None
+
+
+NOT_YET = "Answer it in the tour to see the computed answer."
+
+
+class ScreenViews(AppViews):
+    """The views as this session sees them: a toy table with this session's edits."""
+
+    def table(self, name: str) -> EmbeddingTable:
+        return table_for(name)
+
+
 def reveal_of(question: Question) -> Reveal | str:
-    """The computed answer, or why this table cannot answer the question (plain text)."""
+    """The computed answer, or why it cannot be computed here (plain text)."""
+    if question.reads == "views":
+        try:
+            return question.answer(AppViews())
+        except ValueError as error:
+            return f"This question cannot be answered here: {error}"
+        except Exception:
+            LOG.exception("computing the answer of %r failed", question.key)
+            return "This question's answer could not be computed on this server (the server's log says why)."
     try:
         return question.answer(table_for(question.table))
     except ValueError as error:
         return f"This question is about the seed's table and cannot be answered from the one on screen: {error}"
+
+
+def noted_reveal(tour: str, question: Question) -> Reveal | str:
+    """For the notes: a view question's answer only once answered (its results are then cached; an
+    unanswered one would load a model for a file)."""
+    if question.reads == "views" and answers().get((tour, question.key)) is None:
+        return NOT_YET
+    return reveal_of(question)
 
 
 def _widget_key(tour: str, question: Question) -> str:
@@ -51,12 +87,16 @@ def _ask_again(tour: str, question: Question) -> None:
 
 
 def ask(tour: str, question: Question) -> None:
-    """One question: the form until answered, then the verdict, the numbers and why."""
-    reveal = reveal_of(question)
+    """One question: the form until answered, then the verdict, the numbers and why. A table's answer
+    is computed first (a table that cannot answer gets no form); a view's once answered (it may run
+    a model, which only the learner's answer should cost)."""
+    given = answers().get((tour, question.key))
+    reveal = reveal_of(question) if question.reads == "table" or given is not None else None
     if isinstance(reveal, str):
         st.caption(md(reveal))
+        if given is not None:
+            _again_button(tour, question)
         return
-    given = answers().get((tour, question.key))
     if given is None:
         _form(tour, question)
         return
@@ -67,10 +107,11 @@ def _form(tour: str, question: Question) -> None:
     key = _widget_key(tour, question)
     with st.form(f"{key}_form", border=False):
         if question.choices:
-            st.radio(f"❓ {question.prompt}", question.choices, index=None, key=key, horizontal=True)
+            st.radio(f"❓ {md(question.prompt)}", question.choices, index=None, key=key, horizontal=True,
+                     format_func=md)        # token strings among the choices are text
         else:
             step = 1.0 / 10 ** question.decimals
-            st.number_input(f"❓ {question.prompt}", value=None, key=key, step=step if question.decimals else 1,
+            st.number_input(f"❓ {md(question.prompt)}", value=None, key=key, step=step if question.decimals else 1,
                             format=f"%.{question.decimals}f" if question.decimals else "%d",
                             placeholder="Type your guess")
         st.form_submit_button("Check my answer", on_click=_check, args=(tour, question))
@@ -92,5 +133,9 @@ def _verdict(tour: str, question: Question, reveal: Reveal, given) -> None:
     else:
         st.info(f"Not quite: you said {md(shown_answer(question, given))}; the answer is **{md(reveal.right)}**.")
     st.caption(f"{md(reveal.numbers)} {md(reveal.why)}")
+    _again_button(tour, question)
+
+
+def _again_button(tour: str, question: Question) -> None:
     st.button("Ask me again", key=f"{_widget_key(tour, question)}_again", on_click=_ask_again,
               args=(tour, question))

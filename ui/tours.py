@@ -6,8 +6,10 @@ import datetime
 
 import streamlit as st
 
+from core.figures.notes import figure_json, plotly_script
 from core.lessons.notes import notes_file_name, notes_markdown
-from core.lessons.tours import TOURS
+from core.lessons.notes_page import StepFigure, notes_html
+from core.lessons.tours import TOURS, TourStep
 from ui import keyboard, questions, state
 
 APPLIED = "_tour_applied"       # the (tour, step) whose view was last put in place
@@ -96,12 +98,38 @@ def tour_bar() -> None:
 
 
 def _notes_button(name: str) -> None:
-    """Download my notes: the tour with this session's answers, as Markdown named after the tour and day."""
-    today = datetime.date.today()
-    text = notes_markdown(name, TOURS[name], questions.answers(), questions.table_for, questions.reveal_of,
-                          questions.shown_answer, today)
+    """Download my notes: the tour with this session's answers, as Markdown named after the tour and
+    day, and as a web page with each step's figure (plotly.js joined in only when it is downloaded)."""
+    today, tour = datetime.date.today(), TOURS[name]
+
+    def reveal(question):
+        return questions.noted_reveal(name, question)
+    text = notes_markdown(name, tour, questions.answers(), questions.noted_table, reveal, questions.shown_answer, today)
     st.download_button("Download my notes", text, file_name=notes_file_name(name, today), mime="text/markdown",
                        key="tour_notes", icon=":material/download:", on_click="ignore")
+    page = notes_html(name, tour, questions.answers(), questions.noted_table, reveal, questions.shown_answer, today,
+                      [_step_figure(name, step) for step in tour.steps], PLOTLY_PLACEHOLDER)
+    st.download_button("My notes with figures (web page)", lambda: page.replace(PLOTLY_PLACEHOLDER, plotly_script(), 1),
+                       file_name=notes_file_name(name, today, "html"), mime="text/html", key="tour_notes_page",
+                       icon=":material/draw:", on_click="ignore")
+
+
+PLOTLY_PLACEHOLDER = "/* plotly.js */"   # the 4.8 MB script is put in on download, not on every run
+
+
+def _step_figure(name: str, step: TourStep) -> StepFigure | None:
+    """A step's figure for the notes. A step that reads a model is drawn once one of its questions is
+    answered (its results are cached by then): the notes never load a model of their own."""
+    if step.figure is None:
+        return None
+    answered = questions.answers()
+    reads_model = any(question.reads == "views" for question in step.questions)
+    if reads_model and not any((name, question.key) in answered for question in step.questions):
+        return StepFigure(missing="Answer this step's question to have its figure here.")
+    try:
+        return StepFigure(json=figure_json(step.figure(questions.ScreenViews())))
+    except ValueError as error:
+        return StepFigure(missing=f"The figure could not be drawn from the table on screen: {error}")
 
 
 def tour_picker() -> None:

@@ -1,6 +1,7 @@
 """The learner's notes: a tour as a Markdown file — each step's title and narration, the table it
-shows (as numbers: figures as images would need kaleido, which the app does not install), each
-question, the learner's answer and the right one."""
+shows as numbers, each question, the learner's answer and the right one — and as a web page that
+also draws each step's figure (plotly.js inlined once, each figure's JSON beside it): images would
+need kaleido and a Chrome, which a Community Cloud server does not have."""
 from __future__ import annotations
 
 import datetime
@@ -13,9 +14,9 @@ from core.tables import EmbeddingTable
 MAX_NOTE_ROWS = 12      # a step's table is written out when it is this small (the seeds' are)
 
 
-def notes_file_name(tour_name: str, day: datetime.date) -> str:
-    """'seed004-notes-2026-11-30.md'."""
-    return f"{tour_name}-notes-{day.isoformat()}.md"
+def notes_file_name(tour_name: str, day: datetime.date, extension: str = "md") -> str:
+    """'seed004-notes-2026-11-30.md' (or .html)."""
+    return f"{tour_name}-notes-{day.isoformat()}.{extension}"
 
 
 def _cell(text: object) -> str:
@@ -47,20 +48,23 @@ def _question_lines(question: Question, reveal: Reveal | str, given, shown_given
     return lines
 
 
-def notes_markdown(tour_name: str, tour: Tour, answers: dict, table_of: Callable[[str], EmbeddingTable],
+def notes_markdown(tour_name: str, tour: Tour, answers: dict, table_of: Callable[[str], EmbeddingTable | None],
                    reveal_of: Callable[[Question], Reveal | str], shown: Callable[[Question, object], str],
                    day: datetime.date) -> str:
     """The whole tour as Markdown. answers: (tour_name, question key) -> the learner's answer;
-    table_of(name) gives a step's table; reveal_of(question) the computed answer or why there is none."""
+    table_of(name) gives a step's table (None: a model's or a whole vocabulary's, named but not opened
+    for a file); reveal_of(question) the computed answer or why there is none."""
     lines = [f"# {tour.title}", "", f"Notes from Embedding Lens, {day.isoformat()}. "
-             "Figures are not included as images; each step's table is copied as numbers.", ""]
+             f"Each step's figure is in the web page of these notes ({notes_file_name(tour_name, day, 'html')}); "
+             "here each step's table is copied as numbers.", ""]
     for number, step in enumerate(tour.steps, start=1):
         lines += [f"## Step {number}. {step.title}", "", step.narration, ""]
         table_name = step.view.get("keep_table")
         if table_name:
             try:
                 table = table_of(table_name)
-                lines += [f"Table: {_cell(table.name)}", "", table_markdown(table), ""]
+                lines += [f"Table: {_cell(table_name)} (too large to copy here)", ""] if table is None else \
+                    [f"Table: {_cell(table.name)}", "", table_markdown(table), ""]
             except ValueError as error:
                 lines += [f"*(table {_cell(table_name)} could not be opened: {_cell(error)})*", ""]
         for question in step.questions:

@@ -33,10 +33,13 @@ class Question:
     key: str                                   # unique within its tour: where the session keeps the answer
     table: str                                 # the toy table (URL name) the answer is computed from
     prompt: str                                # plain text written here
-    answer: Callable[[EmbeddingTable], Reveal]  # raises ValueError when the table cannot answer it
+    answer: Callable[..., Reveal]              # (table or views) -> Reveal; ValueError when it cannot answer
     choices: tuple[str, ...] = ()              # empty: the learner types a number
     tolerance: float = 0.0                     # a typed number within this of the value is right
     decimals: int = 0                          # how the typed number is asked for (0: a whole number)
+    # what `answer` reads: "table" (the EmbeddingTable named by `table`, on screen) or "views" (a model's
+    # or a whole vocabulary's cached results, core.lessons.view_questions.Views: computed once answered)
+    reads: str = "table"
 
 
 def is_right(question: Question, reveal: Reveal, given) -> bool:

@@ -3,8 +3,11 @@ and settings, as session values) and a sentence or two of narration with the see
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Callable
 
 from core.lessons import questions as q
+from core.lessons import step_figures as fig
+from core.lessons import view_questions as vq
 from core.lessons.questions import Question
 
 
@@ -21,6 +24,8 @@ class TourStep:
     focus: str = ""
     # predict, then reveal: questions asked under the narration, answers computed from the table
     questions: tuple[Question, ...] = ()
+    # the step's figure in the learner's notes (core.lessons.step_figures): Views -> go.Figure
+    figure: Callable | None = None
 
 
 @dataclass(frozen=True)
@@ -37,23 +42,26 @@ def _table(name: str, text: str | None = None, **extra) -> dict:
     return view
 
 
-TOURS = {
+SEED_TOURS = {
     "seed000": Tour("Seed 000 · token embeddings and contextual representations", (
         TourStep("lookup", "Ids select rows",
                  "The sequence of ids **(2, 0)** — tokens γ α — selects rows 2 and 0 of the 3 × 4 table E: "
                  "**X = [[0, 1, 0, 1], [1, 0, 1, 0]]**. E holds **12** parameters, X **8** entries.",
                  _table("seed000", "γ α"),
+                 figure=fig.rows_of_text("seed000", "γ α"),
                  questions=(Question("id_gamma", "seed000", "Which id does γ get?", q.token_id("γ")),)),
         TourStep("lookup", "Distances between rows",
                  "Coordinates allow comparisons: **‖E₀ − E₁‖² = 1** and **‖E₀ − E₂‖² = 4** "
                  "(under Shapes and counts, choose rows α and γ to see the 4).",
                  _table("seed000", "γ α"),
+                 figure=fig.cosines_of("seed000", ("α", "β", "γ")),
                  questions=(Question("closer_alpha", "seed000", "Which row is closer to α?",
                                      q.closer("α", "β", "γ", "distance"), choices=("β", "γ")),)),
         TourStep("attention", "Context enters through attention",
                  "Seed 000 §4: every unmasked score is 0 and the values are (2, 0) and (0, 4), so "
                  "**A = [[1, 0], [½, ½]]** and **O = [[2, 0], [1, 2]]**: position 1 now mixes both rows.",
                  _table("seed000", "γ α", keep_attn_seed000=True, keep_attn_seed000_step="A"), focus="seed000",
+                 figure=fig.seed000_weights(),
                  questions=(Question("weight_1_0", "seed000", "In the seed's head, how much weight does position 1 "
                                      "put on position 0? (two decimals)", q.attention_weight(1, 0),
                                      tolerance=0.005, decimals=2),)),
@@ -61,6 +69,7 @@ TOURS = {
                  "The id, the one-hot vector, the embedding row and the contextual vector of the same token, "
                  "side by side: only the last depends on its neighbours.",
                  _table("seed000", "γ α"),
+                 figure=fig.rows_of_text("seed000", "γ α"),
                  questions=(Question("one_hot_gamma", "seed000", "How many entries has the one-hot vector of γ?",
                                      q.one_hot_length("γ")),)),
     )),
@@ -69,6 +78,7 @@ TOURS = {
                  "With learning rate **0.4**, one gradient step on the input row of *kamienny* raises "
                  "p(zamek) from **47.0 %** to **61.0 %**. Only that row of the table moves.",
                  {},
+                 figure=fig.lab_step("kamienny"),
                  questions=(Question("p_zamek", "seed001-lab", "After one step on the row of kamienny, does "
                                      "p(zamek) rise or fall?", q.probability_after_step("kamienny", "zamek"),
                                      choices=(q.RISES, q.FALLS)),)),
@@ -76,6 +86,7 @@ TOURS = {
                  "*zamek w zamek* is ids **6, 9, 6**: positions 0 and 2 read the same row, so they get the "
                  "same vector — and their gradients add up in that row (Sᵀ G).",
                  _table("seed001-excerpt", "zamek w zamek"),
+                 figure=fig.rows_of_text("seed001-excerpt", "zamek w zamek"),
                  questions=(Question("id_w", "seed001-excerpt", "Which id does w get?", q.token_id("w")),
                             Question("rows_read", "seed001-excerpt", "How many different rows does "
                                      "'zamek w zamek' read?", q.distinct_rows("zamek w zamek")))),
@@ -83,6 +94,7 @@ TOURS = {
                  "In the context demo below, *zamek* sits at the same position after *kamienny* and after "
                  "*metalowy*: the same row and position vector go in, different outputs come out.",
                  _table("seed001-lab", "oto kamienny zamek"),
+                 figure=fig.cosines_of("seed001-lab", ("zamek", "klucz", "kamienny")),
                  questions=(Question("closer_zamek", "seed001-lab", "By cosine, which word is closer to zamek?",
                                      q.closer("zamek", "klucz", "kamienny", "cosine"),
                                      choices=("klucz", "kamienny")),)),
@@ -92,6 +104,7 @@ TOURS = {
                  "For **h = (2, 1)** and **w = (3, −1)**, the score is **h · w = 6 − 1 = 5**: one number, not a "
                  "probability. Cosine compares their directions only.",
                  _table("seed003", "cat dog", keep_geo_preset_h_w=True),
+                 figure=fig.cosines_of("seed003", ("cat", "dog")),
                  questions=(Question("dot_cat_dog", "seed003", "What is cat · dog? (two decimals)",
                                      q.dot_product("cat", "dog"), tolerance=0.005, decimals=2),
                             Question("larger_dot_cat", "seed003", "Which has the larger dot product with cat?",
@@ -100,6 +113,7 @@ TOURS = {
                  "Swap two tokens: with no position vectors, self-attention just permutes the rows of its "
                  "output. Add positions and the output changes.",
                  _table("seed003", "cat dog", keep_attn_positions="none"),
+                 figure=fig.rows_of_text("seed003", "cat dog"),
                  questions=(Question("swap_cat_dog", "seed003", "Without positions, swap cat and dog: what does "
                                      "cat's output become?", q.swap_without_positions("cat dog"),
                                      choices=(q.SAME_MOVED, q.CHANGED)),)),
@@ -109,12 +123,14 @@ TOURS = {
                  "*The cat is sleeping* is ids **[464, 3797, 318, 10447]**: they select four rows of E, a "
                  "**4 × 4** matrix (sequence length × embedding width).",
                  _table("seed004", "The cat is sleeping"),
+                 figure=fig.rows_of_text("seed004", "The cat is sleeping"),
                  questions=(Question("id_sleeping", "seed004", "Which id does sleeping get?",
                                      q.token_id("sleeping")),)),
         TourStep("geometry", "A small id gap is not similarity",
                  "By id, *cat* looks closer to *is* (|3797 − 318| = **3479**) than to *dog* "
                  "(|8531 − 3797| = **4734**); the vectors say the opposite — compare the cosines.",
                  _table("seed004", "The cat is sleeping", keep_geo_tokens="cat dog is"),
+                 figure=fig.cosines_of("seed004", ("cat", "dog", "is")),
                  questions=(Question("id_gap_cat", "seed004", "By id, which is nearer to cat?",
                                      q.closer("cat", "is", "dog", "id"), choices=("is", "dog")),
                             Question("cosine_cat", "seed004", "By cosine, which is closer to cat?",
@@ -122,6 +138,121 @@ TOURS = {
         TourStep("", "Id, one-hot, embedding, contextual",
                  "The seed's comparison table with live values: an id is fixed and meaningless as a number; "
                  "the embedding is learned; the contextual vector depends on the sentence.",
-                 _table("seed004", "The cat is sleeping")),
+                 _table("seed004", "The cat is sleeping"),
+                 figure=fig.rows_of_text("seed004", "The cat is sleeping")),
     )),
 }
+
+
+def _view(question_key: str, table: str, prompt: str, answer, **how) -> Question:
+    """A question that reads a model's or a whole vocabulary's results (answered, then computed)."""
+    return Question(question_key, table, prompt, answer, reads="views", **how)
+
+
+LENS_TEXT = "The Eiffel Tower is located in the city of Paris"
+ABLATION_TEXT = "The cat is sleeping on the mat"
+WHY_TEXT = "The Eiffel Tower is located in the city of"                # the Why page's default texts
+SKIP_TEXT = "The Eiffel Tower is located in the city of Paris, the capital of France."
+YES_NO = (vq.YES, vq.NO)
+SMOLLM2_HEADS = 9                      # heads per layer of SmolLM2-135M (576 wide, 64 per head)
+
+# Tours of the views that read a model or a whole vocabulary. A step is data: a page, its view and its
+# questions (core.lessons.view_questions); adding one is adding a TourStep here.
+VIEW_TOURS = {
+    "analogies": Tour("Analogies · what a − b + c really returns (GloVe)", (
+        TourStep("directions", "king − man + woman",
+                 "The famous analogy, on GloVe's 400,000 words: each row is ranked by how well it matches "
+                 "**a − b + c**. Compare the two columns of each method: the inputs allowed, and excluded as "
+                 "the usual benchmark code does.",
+                 _table("glove-50d", keep_analogy_a="king", keep_analogy_b="man", keep_analogy_c="woman",
+                        keep_analogy_expected="queen"),
+                 figure=fig.analogy_scores("glove-50d", "king", "man", "woman"),
+                 questions=(_view("input_top_add", "glove-50d", "With the inputs allowed, is 3CosAdd's best answer "
+                                  "one of king, man, woman?", vq.analogy_input_on_top("glove-50d", "king", "man",
+                                                                                      "woman"), choices=YES_NO),
+                            _view("input_top_mul", "glove-50d", "And 3CosMul's, with the inputs allowed?",
+                                  vq.analogy_input_on_top("glove-50d", "king", "man", "woman", "3CosMul"),
+                                  choices=YES_NO),
+                            _view("rank_prince", "glove-50d", "With the inputs excluded, at which rank does 3CosAdd "
+                                  "put prince?", vq.analogy_rank("glove-50d", "king", "man", "woman", "prince")))),
+        TourStep("directions", "paris − france + germany",
+                 "A capital for a country: the offset from France to Paris, added to Germany.",
+                 _table("glove-50d", keep_analogy_a="paris", keep_analogy_b="france", keep_analogy_c="germany",
+                        keep_analogy_expected="berlin"),
+                 figure=fig.analogy_scores("glove-50d", "paris", "france", "germany"),
+                 questions=(_view("input_top_paris", "glove-50d", "With the inputs allowed, is 3CosAdd's best "
+                                  "answer one of paris, france, germany?",
+                                  vq.analogy_input_on_top("glove-50d", "paris", "france", "germany"),
+                                  choices=YES_NO),)),
+    )),
+    "inside": Tour("Inside SmolLM2 · the logit lens and switching heads off", (
+        TourStep("models", "When does the answer appear?",
+                 "The logit lens reads every layer's residual stream through the model's own final norm and "
+                 "output layer: what would the model say if it stopped there? Scroll to *What the model would "
+                 "predict after each layer* and follow 'of → Paris'.",
+                 _table("smollm2", LENS_TEXT),
+                 figure=fig.lens_of("smollm2", LENS_TEXT, "Paris"),
+                 questions=(_view("lens_paris", "smollm2", "After which layer is Paris first the lens's top guess "
+                                  "after 'of'? (within 2 layers; 0 is the embedding)",
+                                  vq.lens_first_layer("smollm2", LENS_TEXT, "Paris"), tolerance=2),)),
+        TourStep("models", "Switch heads off",
+                 "Ablation zeroes a head's output and measures the text's loss again (mean −ln p of each real "
+                 "next token). Scroll to *Switch heads off (ablation)*: layer 0, every head.",
+                 _table("smollm2", ABLATION_TEXT, keep_models_ablate_layer=0, keep_models_ablate_head="all"),
+                 figure=fig.head_rises("smollm2", ABLATION_TEXT, ((0, 0), (0, 1), (0, 2))),
+                 questions=(_view("ablate_layer0", "smollm2", "With every head of layer 0 off, does the loss rise "
+                                  "or fall?", vq.ablation_loss("smollm2", ABLATION_TEXT,
+                                                               tuple((0, h) for h in range(SMOLLM2_HEADS))),
+                                  choices=(q.RISES, q.FALLS)),
+                            _view("head_matters", "smollm2", "Which one of these heads, alone off, raises the loss "
+                                  "most?", vq.head_that_matters("smollm2", ABLATION_TEXT, ((0, 0), (0, 1), (0, 2))),
+                                  choices=("L0 H0", "L0 H1", "L0 H2")))),
+    )),
+    "hidden": Tour("Hidden in the table · under-trained tokens and anisotropy", (
+        TourStep("hidden", "Rows training hardly moved",
+                 "MiniLM's vocabulary holds pieces of scripts its training text barely had. Their rows stayed "
+                 "near where they started, close to the rows known to be unused: the histogram's low tail.",
+                 _table("minilm"),
+                 figure=fig.under_trained_histogram("minilm"),
+                 questions=(_view("undertrained_pair", "minilm", "Which of these two tokens does the indicator "
+                                  "find more under-trained?", vq.under_trained_of("minilm", "##犬", "dog"),
+                                  choices=("##犬", "dog")),
+                            _view("undertrained_the", "minilm", "And of these two?",
+                                  vq.under_trained_of("minilm", "the", "cat"), choices=("the", "cat")))),
+        TourStep("hidden", "Every row leans one way",
+                 "The mean cosine of every pair of rows measures how much a table's vectors point one common "
+                 "way (section *Anisotropy and rogue dimensions*).",
+                 _table("smollm2"),
+                 figure=fig.mean_cosines(("smollm2", "minilm"), ("SmolLM2", "MiniLM")),
+                 questions=(_view("cosine_smollm2", "smollm2", "Guess SmolLM2's mean cosine (two decimals, within "
+                                  "0.05)", vq.mean_cosine_of("smollm2", "SmolLM2"), tolerance=0.05, decimals=2),
+                            _view("cosine_higher", "smollm2", "Which table's rows lean more one way: SmolLM2's or "
+                                  "MiniLM's?", vq.higher_mean_cosine("smollm2", "minilm", ("SmolLM2", "MiniLM")),
+                                  choices=("SmolLM2", "MiniLM")))),
+    )),
+    "why": Tour("Why this prediction · which parts made the next token", (
+        TourStep("why", "Split the logit into its parts",
+                 "Direct logit attribution: every head and MLP writes into the residual stream, and the top "
+                 "guess's logit is the sum of one number per part.",
+                 _table("smollm2", keep_why_method="attribution", keep_why_text=WHY_TEXT),
+                 figure=fig.attribution_by_layer("smollm2", WHY_TEXT),
+                 questions=(_view("dla_layer", "smollm2", "Which layer (heads and MLP together) writes most into "
+                                  "the logit of the top guess? (within 2 layers)",
+                                  vq.attribution_layer("smollm2", WHY_TEXT), tolerance=2),
+                            _view("dla_kind", "smollm2", "Is the single largest part (by size, up or down) an attention "
+                                  "head or an MLP?",
+                                  vq.attribution_kind("smollm2", WHY_TEXT),
+                                  choices=("an attention head", "an MLP")))),
+        TourStep("why", "Leave a layer out",
+                 "Layer skipping passes a layer's input on unchanged, as the residual connection alone would, "
+                 "and measures the text's loss again.",
+                 _table("smollm2", keep_why_method="skipping", keep_why_skip_text=SKIP_TEXT),
+                 figure=fig.skip_rises("smollm2", SKIP_TEXT),
+                 questions=(_view("skip_costliest", "smollm2", "Skipping which layer raises the loss most?",
+                                  vq.costliest_skip("smollm2", SKIP_TEXT)),
+                            _view("skip_first_last", "smollm2", "Which costs more to skip: the first layer or the "
+                                  "last?", vq.first_or_last_skip("smollm2", SKIP_TEXT),
+                                  choices=("the first", "the last")))),
+    )),
+}
+TOURS = {**SEED_TOURS, **VIEW_TOURS}       # the sidebar lists them in this order

@@ -1,7 +1,8 @@
 """Class mode as a person uses it in Chromium (issue 27), one server for the module: the tour's keys
 (← → Esc P, not while typing in a box), the teacher's locked link opened in a second browser
-context, and the tour bar's questions on a 390 × 844 phone and a 768 × 1024 tablet with no
-horizontal scroll."""
+context, a map the teacher made shown to the student from the shared results, the notes' web page
+with every step's figure, and the tour bar's questions (a seed's and a model view's) on a 390 × 844
+phone and a 768 × 1024 tablet with no horizontal scroll."""
 from __future__ import annotations
 
 import re
@@ -84,6 +85,58 @@ def test_the_class_link_opens_the_same_view_locked_elsewhere(server, browser):
         student.close()
 
 
+def _class_link(tab) -> str:
+    tab.get_by_text("Copy the link for your class").click()
+    return tab.locator('[data-testid="stSidebar"] [data-testid="stCode"]').last.inner_text().strip()
+
+
+def test_a_map_the_teacher_made_is_the_students_without_a_second_job(server, browser):
+    """The teacher draws a map and copies the class link; the student's page shows that map at once:
+    no Draw button, so no job of theirs — the page draws one only after a press — and the same map
+    (its time and trustworthiness, made once, in the caption and title)."""
+    teacher = browser.new_context(viewport={"width": 1400, "height": 1600})
+    student = browser.new_context(viewport={"width": 1400, "height": 1600})
+    try:
+        tab = teacher.new_page()
+        tab.goto(f"{server}/maps?table=seed001-lab&method=UMAP&nn=3&seed=27")
+        wait_until_idle(tab, 0, timeout=120)
+        tab.locator(".st-key-maps_draw button").click()
+        tab.locator(".st-key-maps_map .js-plotly-plot").wait_for(timeout=180_000)
+        wait_until_idle(tab, 1, timeout=120)
+        made = tab.get_by_text(re.compile(r"Made in [\d.]+ s")).first.inner_text()
+        title = tab.locator(".st-key-maps_map .gtitle").first.text_content()
+        link = _class_link(tab)
+        assert "method=UMAP" in link and "nn=3" in link and "seed=27" in link and "lock=1" in link, link
+        theirs = student.new_page()
+        theirs.goto(link)
+        wait_until_idle(theirs, 1, timeout=120)
+        assert theirs.locator(".st-key-maps_draw").count() == 0          # nothing to compute: it is shared
+        assert theirs.get_by_text(re.compile(r"Made in [\d.]+ s")).first.inner_text() == made
+        assert theirs.locator(".st-key-maps_map .gtitle").first.text_content() == title
+        assert "trustworthiness" in title
+    finally:
+        teacher.close()
+        student.close()
+
+
+def test_the_notes_web_page_draws_every_steps_figure(server, page, tmp_path):
+    page.goto(f"{server}/?tour=seed004&tstep=0")
+    wait_until_idle(page, 0)
+    with page.expect_download() as download:
+        page.locator(".st-key-tour_notes_page button").click()
+    notes = download.value
+    assert re.fullmatch(r"seed004-notes-\d{4}-\d{2}-\d{2}\.html", notes.suggested_filename)
+    saved = tmp_path / notes.suggested_filename
+    notes.save_as(saved)
+    page.goto(saved.as_uri())                       # offline: plotly.js is inside the file
+    page.wait_for_function("() => document.querySelectorAll('.js-plotly-plot .main-svg').length >= 3",
+                           timeout=60_000)
+    assert page.locator("div.figure.js-plotly-plot").count() == 3 == page.locator("h2").count()
+    assert "Ids are call numbers" in page.locator("h2").first.inner_text()
+    SCREENSHOTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(SCREENSHOTS / "class_mode_notes_page.png"), full_page=True)
+
+
 @pytest.mark.parametrize("size", [PHONE, TABLET], ids=["phone", "tablet"])
 def test_questions_and_tour_bar_fit_small_screens(server, browser, size):
     context = browser.new_context(viewport=size, is_mobile=size is PHONE, has_touch=size is PHONE)
@@ -123,3 +176,31 @@ def test_questions_and_tour_bar_fit_small_screens(server, browser, size):
         tab.screenshot(path=str(SCREENSHOTS / f"class_mode_{size['width']}.png"), full_page=True)
     finally:
         context.close()
+    _view_question_fits(browser, server, size)
+
+
+def _view_question_fits(browser, server: str, size: dict) -> None:
+    """A model view's tour step (GloVe's analogies): its question before and after an answer, no side scroll."""
+    context = browser.new_context(viewport=size, is_mobile=size is PHONE, has_touch=size is PHONE)
+    try:
+        _answer_a_view_question(context.new_page(), server, size)
+    finally:
+        context.close()
+
+
+def _answer_a_view_question(tab, server: str, size: dict) -> None:
+    tab.goto(f"{server}/directions?tour=analogies&tstep=0")
+    wait_until_idle(tab, 0, timeout=180)
+    bar = tab.locator(".st-key-tour_bar")
+    bar.get_by_text("king − man + woman", exact=False).first.wait_for()
+    width, room = tab.evaluate(OVERFLOW_JS)
+    assert width <= room, (size, "analogies", width, room)
+    tab.screenshot(path=str(SCREENSHOTS / f"class_mode_view_question_{size['width']}.png"))
+    bar.locator("[data-testid=stRadio]").first.get_by_text("no", exact=True).click()
+    bar.get_by_role("button", name="Check my answer").first.click()
+    tab.wait_for_function("() => document.querySelector('.st-key-tour_bar').innerText.includes('Inputs included')",
+                          timeout=120_000)
+    wait_until_idle(tab, 0, timeout=120)
+    width, room = tab.evaluate(OVERFLOW_JS)
+    assert width <= room, (size, "analogies answered", width, room)
+    bar.screenshot(path=str(SCREENSHOTS / f"class_mode_view_answered_{size['width']}.png"))

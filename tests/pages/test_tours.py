@@ -5,14 +5,16 @@ from __future__ import annotations
 import pytest
 from helpers import assert_clean, open_page, texts
 
-from core.lessons.tours import TOURS
+from core.lessons.tours import SEED_TOURS
 
-STEPS = [(name, index) for name, tour in TOURS.items() for index in range(len(tour.steps))]
+# The new views' tours (VIEW_TOURS) open each step in tests/pages/test_view_tour_questions.py, which
+# answers their questions there: a second run of those model pages here would only cost minutes.
+STEPS = [(name, index) for name, tour in SEED_TOURS.items() for index in range(len(tour.steps))]
 
 
 @pytest.mark.parametrize("name, index", STEPS, ids=[f"{n}-{i}" for n, i in STEPS])
 def test_every_step_opens_its_view(name, index):
-    step = TOURS[name].steps[index]
+    step = SEED_TOURS[name].steps[index]
     at = open_page("home", tour=name, tstep=str(index))
     assert_clean(at)
     assert not at.error, texts(at.error)

@@ -10,7 +10,7 @@ import pytest
 from core.lessons import questions as q
 from core.lessons.notes import notes_file_name, notes_markdown, table_markdown
 from core.lessons.questions import Question, is_right
-from core.lessons.tours import TOURS
+from core.lessons.tours import SEED_TOURS as TOURS
 from core.tables import make_table
 from core.toy_tables import seed000_table, seed001_excerpt_table, seed001_lab_table, seed003_table, seed004_table
 
