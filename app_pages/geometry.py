@@ -13,6 +13,7 @@ from core.figures.geometry import (
     norm_by_id_figure,
     pca_scatter,
 )
+from core.figures.searched import SearchedPoint, background_rows, searched_token_figure
 from core.geometry import (
     cosine_matrix,
     nearest,
@@ -23,7 +24,7 @@ from core.geometry import (
 from core.id_gap import chosen_pairs, sample_pairs, spearman
 from core.limits import MAX_PLOT_POINTS
 from core.pieces import TOKEN_KINDS
-from core.text import codepoints_note
+from core.text import font_safe
 from ui import cached, chosen, render, state, tables
 
 table = tables.active_table()
@@ -36,15 +37,26 @@ def kinds_of(rows) -> list[str]:
     return [TOKEN_KINDS[code] for code in cached.token_kind_codes(table)[rows]]
 
 
-def drawn_rows(rows: list[int], searched: list[int]) -> tuple[np.ndarray, list[str]]:
-    """The rows both scatter plots draw (all, or a seeded sample plus the chosen and searched
-    tokens) and their hover texts, built once per rerun."""
-    shown = plot_sample(table.vocab_size, MAX_PLOT_POINTS, must_include=rows + searched)
+def drawn_rows(rows: list[int]) -> tuple[np.ndarray, list[str]]:
+    """The rows both big scatter plots draw (all, or a seeded sample plus the chosen tokens) and
+    their hover texts, built once per rerun. Nothing here depends on the search: Streamlit names a
+    chart by its whole spec and mounts a renamed one anew (two 20,000-point WebGL plots rebuilt at
+    every search); the searched token has a figure of its own (show_neighbours)."""
+    shown = plot_sample(table.vocab_size, MAX_PLOT_POINTS, must_include=rows)
     return shown, hover_texts([table.tokens[r] for r in shown], table.ids[shown])
 
 
+def plane_of(rows) -> np.ndarray:
+    """rows -> their PC1, PC2 coordinates (len(rows), 2); zeros where the table has fewer components."""
+    result = cached.cached_pca(table, 3)
+    plane = np.zeros((len(rows), 2))
+    width = min(2, result.coords.shape[1])
+    plane[:, :width] = result.coords[np.asarray(rows, dtype=np.int64), :width]
+    return plane
+
+
 @state.fragment
-def show_pca(rows: list[int], searched: list[int], shown: np.ndarray, hover: list[str]) -> None:
+def show_pca(rows: list[int], shown: np.ndarray, hover: list[str]) -> None:
     st.subheader("PCA projection of the whole table")
     c1, c2 = st.columns(2)
     dims = state.kept_widget(c1.radio, "Dimensions", "geo_dims", 2, query="dims",
@@ -65,8 +77,7 @@ def show_pca(rows: list[int], searched: list[int], shown: np.ndarray, hover: lis
     coords[:, : min(dims, k)] = result.coords[shown, : min(dims, k)]
     tokens = [table.tokens[r] for r in shown]
     position = {r: i for i, r in enumerate(shown)}
-    options = dict(labelled=[position[r] for r in rows], highlighted=[position[r] for r in searched],
-                   hover=hover)
+    options = dict(labelled=[position[r] for r in rows], hover=hover)
     if colour == "kind":
         options["kinds"] = kinds_of(shown)
     else:
@@ -76,14 +87,25 @@ def show_pca(rows: list[int], searched: list[int], shown: np.ndarray, hover: lis
     title = "PCA · explained variance " + ", ".join(f"PC{i + 1} {100 * v:.1f}%" for i, v in enumerate(ratio[:dims]))
     event = render.show_figure(pca_scatter(coords, tokens, table.ids[shown], title, **options),
                                key="geo_pca", on_select="rerun")
-    picked = [shown[p["customdata"]] for p in (event.selection.points if event else [])
+    picked = [int(shown[p["customdata"]]) for p in (event.selection.points if event else [])
               if isinstance(p.get("customdata"), int) and 0 <= p["customdata"] < len(shown)]
-    if picked and table.tokens[picked[0]] != chosen.search_text(table):
-        state.set_kept("geo_query", table.tokens[picked[0]])
-        st.rerun()  # the whole app: the neighbours below and the highlight both follow the pick
+    follow_pick(picked[0] if picked else None)
     st.caption("The basis is fixed per table (signs normalised), so points do not jump between reruns. "
-               + ("Click a point to list its nearest neighbours below." if dims == 2 or k < 3 else
-                  "Hover a point to read its token; switch to 2-D to pick one by clicking."))
+               + ("Click a point to list its nearest neighbours below, where the searched token is marked."
+                  if dims == 2 or k < 3 else "Hover a point to read its token; switch to 2-D to pick one by clicking."))
+
+
+def follow_pick(row: int | None) -> None:
+    """A click on the PCA searches its token. The chart keeps its name across searches, so its
+    selection outlives them: only a new click counts, never the old one still held (it would
+    undo a token typed in the box since)."""
+    pick = (table.key, row)
+    if pick == st.session_state.get("geo_pca_pick"):
+        return
+    st.session_state["geo_pca_pick"] = pick
+    if row is not None and table.tokens[row] != chosen.search_text(table):
+        state.set_kept("geo_query", table.tokens[row])
+        st.rerun()  # the whole app: the neighbours below and the searched token's figure follow the pick
 
 
 @state.fragment
@@ -165,8 +187,8 @@ def why_no_correlation(pair_count: int, gaps: np.ndarray, cosines: np.ndarray) -
     return "every pair has the same cosine (or a zero vector leaves it undefined), so nothing varies with the gap."
 
 
-def show_neighbours(matches: list[int]) -> None:
-    """matches: the searched row (chosen.searched_row), or none."""
+def show_neighbours(matches: list[int], shown: np.ndarray) -> None:
+    """matches: the searched row (chosen.searched_row), or none; shown: the rows the big plots draw."""
     st.subheader("Nearest neighbours")
     c1, c2, c3 = st.columns([2, 1, 1])
     query = state.kept_widget(c1.text_input, "Find a token", "geo_query", chosen.search_text(table), query="query",
@@ -187,14 +209,32 @@ def show_neighbours(matches: list[int]) -> None:
     except ValueError as error:
         render.error_box(error)
         return
-    st.markdown(f"Neighbours of **{render.md(table.tokens[row])}** (id {int(table.ids[row])}) by {metric}:")
-    render.show_frame(pd.DataFrame({"token": [table.tokens[r] + codepoints_note(table.tokens[r]) for r, _ in neighbours],
-                               "id": [int(table.ids[r]) for r, _ in neighbours],
-                               metric if metric == "cosine" else "distance":
-                                   [f"{s:.4f}" for _, s in neighbours]}), hide_index=True)
+    listed, drawn = st.columns([2, 3])
+    listed.markdown(f"Neighbours of **{render.md(table.tokens[row])}** (id {int(table.ids[row])}) by {metric}:")
+    with listed:
+        render.show_frame(pd.DataFrame({"token": [font_safe(table.tokens[r]) for r, _ in neighbours],
+                                   "id": [int(table.ids[r]) for r, _ in neighbours],
+                                   metric if metric == "cosine" else "distance":
+                                       [f"{s:.4f}" for _, s in neighbours]}), hide_index=True)
+    with drawn:
+        show_searched_token(row, [r for r, _ in neighbours], shown)
 
 
-def show_heatmap_and_norms(rows: list[int], searched: list[int], shown: np.ndarray, hover: list[str]) -> None:
+def show_searched_token(row: int, neighbours: list[int], shown: np.ndarray) -> None:
+    """The searched token and its neighbours on the PCA plane and by norm, over a fixed sample of the
+    rows the big plots draw (a few hundred SVG points: cheap to redraw at every search)."""
+    background = shown[background_rows(len(shown))]
+    norms = cached.cached_norms(table)
+    every = [row, *neighbours]
+    planes, hovers = plane_of(every), hover_texts([table.tokens[r] for r in every], table.ids[every])
+    points = [SearchedPoint(planes[i], int(table.ids[r]), float(norms[r]), table.tokens[r], hovers[i])
+              for i, r in enumerate(every)]
+    fig = searched_token_figure(plane_of(background), table.ids[background], norms[background], points[0], points[1:],
+                                f"Where {table.tokens[row]} sits")
+    render.show_figure(fig, key="geo_searched")
+
+
+def show_heatmap_and_norms(rows: list[int], shown: np.ndarray, hover: list[str]) -> None:
     st.subheader("Pairwise cosine of the chosen tokens")
     if len(rows) >= 1:
         labels = [table.tokens[r] for r in rows]
@@ -204,16 +244,15 @@ def show_heatmap_and_norms(rows: list[int], searched: list[int], shown: np.ndarr
     st.subheader("Vector norm vs token id")
     fig = norm_by_id_figure(table.ids[shown], cached.cached_norms(table)[shown],
                             [table.tokens[r] for r in shown], "Norm by id (bands reveal tokenizer structure)",
-                            kinds=kinds_of(shown), hover=hover,
-                            highlighted=np.flatnonzero(np.isin(shown, searched)).tolist())
+                            kinds=kinds_of(shown), hover=hover)
     render.show_figure(fig, key="geo_norms")
 
 
 rows = chosen.chosen_rows(table)
 searched_rows = chosen.searched_row(table)
-shown_rows, shown_hover = drawn_rows(rows, searched_rows)
-show_pca(rows, searched_rows, shown_rows, shown_hover)
+shown_rows, shown_hover = drawn_rows(rows)
+show_pca(rows, shown_rows, shown_hover)
 show_arrows(rows, searched_rows)
 show_id_gap(rows, searched_rows)
-show_neighbours(searched_rows)
-show_heatmap_and_norms(rows, searched_rows, shown_rows, shown_hover)
+show_neighbours(searched_rows, shown_rows)
+show_heatmap_and_norms(rows, shown_rows, shown_hover)

@@ -6,6 +6,7 @@ import streamlit as st
 
 from core.lessons.pipeline import comparison_rows
 from ui import render, state, tables, widgets
+from ui.narrow_table import narrow_table
 
 table = tables.active_table()
 st.title("🔭 Embedding Lens")
@@ -44,11 +45,10 @@ try:
 except ValueError as error:
     render.error_box(error)
     st.stop()
-# one row per representation: its live value gets one wide column (as a column per representation, two
-# vectors of six numbers did not fit a 1366 px screen and a cell was cut to "[…, −0.0")
+# one row per representation (as a column per representation, two vectors of six numbers did not fit a
+# 1366 px screen); wrapping cells, one card per representation on a phone: no sideways scrolling
 comparison = pd.DataFrame(comparison_rows(stages_of_token)).set_index("Property").T
 comparison.index.name = "Representation"
-render.show_frame(comparison, width="stretch",
-                  column_config={"This token's value": st.column_config.TextColumn(width="large")})
+narrow_table(comparison, key="home_comparison")
 st.caption(f"Contextual vector here: {render.md(stages_of_token.contextual_source)}. "
            "The embedding row is the same wherever the token appears; the contextual vector is not.")

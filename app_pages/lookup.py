@@ -17,7 +17,7 @@ from core.lessons.lookup_report import (
 )
 from core.limits import MAX_ID_CHARS, MAX_NEW_ROWS, MAX_PLOT_POINTS, MAX_TEXT_CHARS
 from core.lookup import parse_id_list, squared_distance
-from core.text import matrix_latex
+from core.text import font_safe, matrix_latex
 from ui import cached, chosen, render, state, tables
 
 table = tables.active_table()
@@ -90,8 +90,11 @@ def show_counts(report) -> None:
     st.subheader("Shapes and counts")
     T, d = report.X.shape
     cols = st.columns(3)
-    cols[0].metric("Parameters in E (V × d)", f"{table.vocab_size:,} × {d} = {table.vocab_size * d:,}")
-    cols[1].metric("Entries in X (T × d)", f"{T} × {d} = {report.entries:,}")
+    # the count as the value, its factors in grey below it: "30,522 × 384 = 11,720,448" on one line
+    # took 450 px at the metric's 36 px, wider than a third of the page at 1280 px, so it wrapped
+    factors = dict(delta_color="off", delta_arrow="off")
+    cols[0].metric("Parameters in E (V × d)", f"{table.vocab_size * d:,}", f"{table.vocab_size:,} × {d}", **factors)
+    cols[1].metric("Entries in X (T × d)", f"{report.entries:,}", f"{T} × {d}", **factors)
     cols[2].metric("One-hot S (T × V)", f"{T} × {table.vocab_size:,}")
     first, second = st.columns(2)
     every_row = table.vocab_size <= 5000
@@ -142,7 +145,7 @@ def show_rename(report) -> None:
         st.markdown("**Ids renamed, rows left in place** (a new tokenizer on an old model)")
         if demo.wrong_positions:
             st.write(f"❌ positions {', '.join(map(str, demo.wrong_positions))} now read the rows of "
-                     f"{render.md(', '.join(demo.tokens_read_ids_only[p] for p in demo.wrong_positions))}")
+                     f"{render.md(', '.join(font_safe(demo.tokens_read_ids_only[p]) for p in demo.wrong_positions))}")
         else:
             st.write("These positions happen to read the same rows (a fixed point of the permutation).")
         render.show_figure(matrix_heatmap(demo.X_ids_only, "X after renaming ids only",

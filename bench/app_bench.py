@@ -264,7 +264,8 @@ def search_rows(browser, repeats: int) -> list[dict]:
     rows.append({"benchmark": "browser: Geometry token search (MiniLM) → page drawn again", "ours ms": search_ms,
                  "reference": f"k changed → drawn {k_ms:.0f} ms", "ratio": f"{search_ms / k_ms:.2f}× a k change",
                  "target": "≤ 1 s; ≤ 1.5× a k change", "met": search_ms <= 1000 and search_ms <= 1.5 * k_ms,
-                 "note": "the searched token is marked on the 20,000-point PCA and norm plots: both are redrawn"})
+                 "note": "the 20,000-point PCA and norm plots stay mounted; the searched token's own figure, "
+                         "the arrows and the id-gap plot are redrawn"})
     return rows
 
 

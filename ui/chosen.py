@@ -105,8 +105,9 @@ def explain_pieces(table: EmbeddingTable, words: list[str]) -> None:
 def search_text(table: EmbeddingTable) -> str:
     """The neighbour search box's text, settled before any figure is drawn.
 
-    Streamlit identifies a chart by its spec: if the first run drew the PCA without the
-    searched token and the next run with it, a click on the first drawing would be dropped.
+    Streamlit identifies a chart by its spec: if the first run drew a figure (arrows, id gap, the
+    searched token's own figure, Maps) without the searched token and the next run with it, the
+    figure would be mounted twice. The big PCA and norm plots do not depend on it at all.
     """
     return state.keep("geo_query", default_search(table), query="query", parse=state.parse_text)
 

@@ -126,6 +126,14 @@ def test_clicking_a_pca_point_selects_its_token(server, page):
     assert page.get_by_label("Find a token").input_value() == "metalowy"
     assert page.get_by_text("Neighbours of metalowy").count() == 1
     assert "query=metalowy" in page.url
+    # the PCA keeps its name across searches (it is not redrawn), so its point stays selected: a token
+    # typed afterwards is searched, not replaced by the click still held
+    box = page.get_by_label("Find a token")
+    box.fill("oto")
+    box.press("Enter")
+    page.wait_for_function("() => location.search.includes('query=oto')", timeout=30_000)
+    wait_until_idle(page, 5)
+    assert box.input_value() == "oto" and page.get_by_text("Neighbours of oto").count() == 1
 
 
 def test_training_animation_plays(server, page):

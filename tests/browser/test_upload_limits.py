@@ -135,12 +135,14 @@ def test_bomb_gets_a_message_and_bounded_server_peak(server, page, tmp_path, bom
 def test_a_closed_tab_gives_its_memory_back_with_no_other_visitor(server, browser, tmp_path):
     """Upload a 40 MB table, draw its PCA, close the tab; nobody else connects. After Streamlit's
     expiry the server's sweeper (ui.session_memory) shuts the session down and clears its
-    state: the uploaded file (held by Streamlit's file manager and the uploader's value) leaves.
+    state and fragments: the uploaded file (held by Streamlit's file manager and the uploader's
+    value) and the parsed table leave.
 
-    Measured here (2026-11-30): +125-128 MB while the tab is open; after expiry -40 MB in one run (the
-    file) and -76 MB in another (file and parsed table), where before the sweeper nothing was released
-    until another visitor connected. The parsed table is sometimes still held after expiry by a
-    reference no gc-tracked object holds: this test asserts what is always released (the file)."""
+    Measured here (2026-11-30): +125-128 MB while the tab is open. Before the fix only the file left
+    (-47 MB after 80 s): the parsed table stayed, held by the session's fragments (each keeps the
+    page script's globals, `table` among them) in the AppSession that Streamlit's message loop still
+    referenced. With the fragments cleared: -92 MB (file and parsed table). The orderings of the race
+    with Streamlit's own reaping are played out in tests/unit/test_session_memory.py."""
     url, process = server
     table = tmp_path / "big.npy"
     np.save(table, np.random.default_rng(0).standard_normal((100_000, 100)).astype(np.float32))
@@ -163,8 +165,8 @@ def test_a_closed_tab_gives_its_memory_back_with_no_other_visitor(server, browse
     while time.time() < deadline:
         time.sleep(10)
         now = resident_mb(process)
-        if holding - now > 0.9 * file_mb:
+        if holding - now > 1.8 * file_mb:
             break
     print(f"closed tab: baseline {baseline:.0f} MB, holding the upload {holding:.0f} MB, after expiry {now:.0f} MB")
     assert holding - baseline > 2 * file_mb, "the upload should have cost the server memory while the tab was open"
-    assert holding - now > 0.9 * file_mb, (baseline, holding, now)
+    assert holding - now > 1.8 * file_mb, (baseline, holding, now)     # the file and the parsed table

@@ -18,7 +18,7 @@ def test_streamlit_upload_limit_is_core_limits_limit():
 
 
 def entries_in_x(at) -> str:
-    return {m.label: m.value for m in at.metric}["Entries in X (T × d)"]
+    return {m.label: f"{m.delta} = {m.value}" for m in at.metric}["Entries in X (T × d)"]     # "T × d = count"
 
 
 def test_ids_from_a_link_are_cut_at_max_id_chars():

@@ -55,7 +55,7 @@ def test_a_changed_training_setting_reaches_the_link():
 def test_home_lookup_attention_and_geometry_open_from_the_link():
     home = open_page("home", table="seed004", text="The cat is", token="2")
     assert scoped(home, "selectbox", "home_position").value == 2
-    assert home.dataframe[0].value.loc["Token ID", "This token's value"] == "318"     # 'is'
+    assert home.table[0].value.iloc[0, 0] == "318"          # 'is': the Token ID row's value (Home's first cell)
     lookup = open_page("lookup", table="seed004", perm="shift")
     assert lookup.radio(key="lookup_perm").value == "shift"
     attention = open_page("attention", table="seed004", text="The cat is", s1="oto zamek", s2="oto klucz",

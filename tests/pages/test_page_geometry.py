@@ -74,21 +74,41 @@ def test_words_shown_as_other_pieces_are_named():
     assert spaced and "cat → 'Ġcat' (id 2644)" in spaced[0]
 
 
-def test_the_searched_token_is_marked_on_every_plot():
+def charts_by_key(at) -> dict[str, tuple[str, dict]]:
+    """key -> (element id, figure) of every chart on the page."""
+    return {chart.proto.id.rsplit("-", 1)[-1]: (chart.proto.id, figure(at, i))
+            for i, chart in enumerate(at.get("plotly_chart"))}
+
+
+def test_the_searched_token_is_marked_on_every_small_plot_and_its_own_figure():
     at = open_page("geometry", table="seed004", tokens="dog is", query="cat", dims="3")
     assert_clean(at)
-    figures = [figure(at, i) for i in range(len(at.get("plotly_chart")))]
-    names = [[trace.get("name") for trace in fig["data"]] for fig in figures]
-    pca, arrows, id_gap, norms = figures[0], figures[1], figures[2], figures[-1]
-    searched, = [t for t in pca["data"] if t.get("name") == "searched"]
-    chosen, = [t for t in pca["data"] if t.get("name") == "chosen"]
-    assert searched["type"] == "scatter3d" and searched["marker"]["size"] > chosen["marker"]["size"]
-    assert searched["text"] == ["cat"]
-    assert any(a.get("text") == "★ cat" for a in arrows["layout"]["annotations"]), names[1]
-    pairs, = [t for t in id_gap["data"] if t.get("name") == "searched token's pairs"]
+    charts = {key: fig for key, (_, fig) in charts_by_key(at).items()}
+    assert any(a.get("text") == "★ cat" for a in charts["geo_arrows"]["layout"]["annotations"])
+    pairs, = [t for t in charts["geo_idgap"]["data"] if t.get("name") == "searched token's pairs"]
     assert sorted(pairs["customdata"]) == ["cat–dog", "cat–is"]
-    assert "searched" in [t.get("name") for t in norms["data"]]
-    assert any(a.get("text") == "cat" for a in norms["layout"]["annotations"])
+    own = charts["geo_searched"]
+    marks = [t for t in own["data"] if t.get("name") == "searched"]
+    assert len(marks) == 2 and all(t["hovertext"][0].startswith("'cat'") for t in marks)    # PCA plane, norm by id
+    assert [a["text"] for a in own["layout"]["annotations"]].count("cat") == 2
+    listed = next(d.value for d in at.dataframe if "cosine" in d.value.columns and "token" in d.value.columns)
+    neighbours = [t for t in own["data"] if t.get("name") == "its neighbours"]
+    assert len(neighbours) == 2 and all(len(t["x"]) == len(listed) > 0 for t in neighbours)
+
+
+def test_a_search_leaves_the_big_plots_as_they_were():
+    """Streamlit 1.67 names a chart after its whole spec (a key or not) and mounts a renamed chart
+    anew: a search mark in the PCA or norm plot rebuilt both 20,000-point WebGL plots in the browser."""
+    at = open_page("geometry", table="seed004", tokens="dog is", query="cat")
+    before = charts_by_key(at)
+    at.text_input(key="geo_query").input("sleeping").run()
+    assert_clean(at)
+    after = charts_by_key(at)
+    for key in ("geo_pca", "geo_norms"):
+        assert after[key] == before[key], key                     # same element id, same figure
+    assert after["geo_searched"][0] != before["geo_searched"][0]
+    assert [t["hovertext"][0] for t in after["geo_searched"][1]["data"] if t.get("name") == "searched"] == \
+        ["'sleeping' · id 10447"] * 2
 
 
 def test_a_searched_token_among_the_chosen_has_its_pairs_drawn_once():

@@ -2,13 +2,14 @@
 from __future__ import annotations
 
 import numpy as np
-from helpers import assert_clean, open_page, scoped, texts
+from helpers import assert_clean, open_page, scoped, texts, visible
 
 
 def comparison(at):
-    """The comparison table as one column per representation (the page shows one row per representation)."""
-    shown = next(frame.value for frame in at.dataframe if "This token's value" in frame.value.columns)
-    return shown.T.reset_index(drop=True)
+    """The comparison table as one column per representation (the page shows one row per representation),
+    its cells as they read (the table shows them as literal text: Markdown escapes undone here)."""
+    shown = next(table.value for table in at.table if "This token's value" in map(visible, table.value.columns))
+    return shown.T.reset_index(drop=True).map(visible)
 
 
 def test_the_seed_000_token_on_its_toy_table():

@@ -5,7 +5,7 @@ import json
 
 import numpy as np
 import pytest
-from helpers import assert_clean, figure, open_page, plotly_array, scoped, texts
+from helpers import assert_clean, figure, open_page, plotly_array, scoped, texts, visible
 
 
 def x_matrix(at) -> np.ndarray:
@@ -17,9 +17,9 @@ def test_lookup_runs_clean_with_seed000_numbers():
     at = open_page("lookup")
     assert_clean(at)
     np.testing.assert_array_equal(x_matrix(at), [[0, 1, 0, 1], [1, 0, 1, 0]])
-    metrics = {m.label: m.value for m in at.metric}
-    assert metrics["Parameters in E (V × d)"] == "3 × 4 = 12"
-    assert metrics["Entries in X (T × d)"] == "2 × 4 = 8"
+    metrics = {m.label: (m.value, m.delta) for m in at.metric}
+    assert metrics["Parameters in E (V × d)"] == ("12", "3 × 4")        # the count, its factors below it
+    assert metrics["Entries in X (T × d)"] == ("8", "2 × 4")
     assert any("‖E_a − E_b‖² = **1**" in m for m in texts(at.markdown))
     assert any("S @ E equals E[ids] exactly: True" in s for s in texts(at.success))
 
@@ -143,12 +143,19 @@ def test_tampered_url_gets_a_warning(query, warning):
 def test_home_comparison_table():
     at = open_page()
     assert_clean(at)
-    frame = at.dataframe[0].value                   # one row per representation, its value first
+    frame = shown_table(at)                         # one row per representation, its value first
     assert list(frame.index) == ["Token ID", "One-hot", "Token embedding", "Contextual vector"]
     assert frame.columns[0] == "This token's value"
     assert frame.loc["Token ID", "This token's value"] == "2" and frame.loc["One-hot", "This token's value"] == "[0, 0, 1]"
     scoped(at, "selectbox", "home_position").set_value(1).run()
-    assert at.dataframe[0].value.loc["Token embedding", "This token's value"] == "[1, 0, 1, 0]"
+    assert shown_table(at).loc["Token embedding", "This token's value"] == "[1, 0, 1, 0]"
+
+
+def shown_table(at):
+    """Home's comparison as it reads (an HTML table of literal text: Markdown escapes undone)."""
+    frame = at.table[0].value.map(visible)
+    frame.columns = [visible(c) for c in frame.columns]
+    return frame
 
 
 def test_presentation_mode_and_figure_format():

@@ -320,3 +320,21 @@ def test_arrow_labels_step_aside_for_near_tips():
     assert [trace.name for trace in fig.data] == ["h (2, 1)", "w (3, −1)"]                # the legend
     assert [(a.x, a.y) for a in labels] == [(2.0, 1.0), (3.0, -1.0)]
     assert labels[0].yshift > 0 > labels[1].yshift                  # outward: h above its tip, w below
+
+
+def test_the_searched_token_figure_is_small_and_marks_the_token_twice():
+    """A search redraws this figure only: a few hundred SVG points (no WebGL context to create)."""
+    from core.figures.searched import BACKGROUND_POINTS, SearchedPoint, background_rows, searched_token_figure
+
+    rows = background_rows(20_000)
+    assert len(rows) == BACKGROUND_POINTS and rows[0] == 0 and rows[-1] == 19_999
+    assert np.array_equal(background_rows(3), [0, 1, 2]) and len(background_rows(0)) == 0
+    rng = np.random.default_rng(0)
+    fig = searched_token_figure(rng.standard_normal((len(rows), 2)), rows, rng.random(len(rows)),
+                                SearchedPoint(np.array([0.5, -0.2]), 7, 1.5, "cat", "'cat' · id 7"),
+                                [SearchedPoint(np.zeros(2), 3, 1.0, "dog", "'dog' · id 3")], "Where cat sits")
+    assert {trace.type for trace in fig.data} == {"scatter"}
+    marks = [trace for trace in fig.data if trace.name == "searched"]
+    assert [(m.x[0], m.y[0]) for m in marks] == [(0.5, -0.2), (7, 1.5)]       # PCA plane, norm by id
+    assert [a.text for a in fig.layout.annotations].count("cat") == 2
+    assert sum(len(trace.x) for trace in fig.data) == 2 * len(rows) + 2 + 2

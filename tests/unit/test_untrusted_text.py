@@ -148,6 +148,7 @@ def test_no_figure_builder_puts_a_token_in_a_template():
         pca_scatter,
     )
     from core.figures.maps import alignment_figure, overlap_histogram
+    from core.figures.searched import SearchedPoint, searched_token_figure
     from core.figures.training import moving_points_animation
 
     evil = "<b>EVIL</b>"
@@ -165,7 +166,9 @@ def test_no_figure_builder_puts_a_token_in_a_template():
              pca_scatter(np.eye(3), tokens, np.arange(3), evil, highlighted=[0], axis_titles=(evil,) * 3),
              alignment_figure(np.eye(3), np.eye(3), np.eye(3), tokens, [0]), overlap_histogram(np.ones(3), 2),
              head_figure(result, tokens, "A"),
-             moving_points_animation(np.zeros((2, 3, 2)), [0, 1], tokens, evil)]
+             moving_points_animation(np.zeros((2, 3, 2)), [0, 1], tokens, evil),
+             searched_token_figure(np.eye(3)[:, :2], np.arange(3), np.ones(3), SearchedPoint(np.zeros(2), 0, 1.0, evil, evil),
+                                   [SearchedPoint(np.ones(2), 1, 2.0, evil, evil)], evil)]
 
     def templates(node, key=""):
         if isinstance(node, dict):

@@ -1,0 +1,80 @@
+"""Known defects, as a person sees them in Chromium (one server for the module): Home's comparison
+without sideways scrolling and Lookup's counts on one line, at 1280 px and on a 390 × 844 phone,
+normal and presentation mode; no glyph box in Lookup's text; and a token search on Geometry that
+leaves the big PCA and norm plots mounted (Streamlit mounts a chart anew when its spec changes)."""
+from __future__ import annotations
+
+import re
+
+import pytest
+from browser_helpers import SCREENSHOTS, require_chromium, wait_until_idle
+
+require_chromium()
+DESKTOP, PHONE = {"width": 1280, "height": 900}, {"width": 390, "height": 844}
+# Every element of the main column whose content is wider than its box and may scroll sideways.
+SIDEWAYS_JS = """() => [...document.querySelectorAll('[data-testid="stMain"] *')]
+  .filter(e => e.scrollWidth > e.clientWidth + 1 && ['auto', 'scroll'].includes(getComputedStyle(e).overflowX))
+  .map(e => [e.getAttribute('data-testid') || e.className.toString().slice(0, 40), e.scrollWidth, e.clientWidth])"""
+PAGE_WIDTH_JS = "() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]"
+# Each metric's value: its height in font sizes (one line is ~1.45 of them, two lines ~2.8: wrapped).
+METRIC_LINES_JS = """() => [...document.querySelectorAll('[data-testid="stMetricValue"]')].map(v =>
+  [v.innerText, v.getBoundingClientRect().height / parseFloat(getComputedStyle(v).fontSize)])"""
+# Characters of scripts the test machine has no font for (Debian's chromium with DejaVu/Liberation).
+NO_FONT = re.compile(r"[\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff]")
+
+
+def _open(browser, url: str, size: dict, plots: int, wait_for: str):
+    context = browser.new_context(viewport=size, is_mobile=size is PHONE, has_touch=size is PHONE)
+    tab = context.new_page()
+    tab.goto(url)
+    tab.locator(wait_for).first.wait_for(timeout=240_000)
+    wait_until_idle(tab, plots, timeout=240)
+    return context, tab
+
+
+@pytest.mark.parametrize("size", [DESKTOP, PHONE], ids=["1280", "phone"])
+@pytest.mark.parametrize("present", [False, True], ids=["normal", "present"])
+def test_home_table_and_lookup_counts_fit(server, browser, size, present):
+    mode = "&present=1" if present else ""
+    name = f"{size['width']}{'-present' if present else ''}"
+    context, tab = _open(browser, f"{server}/?table=minilm{mode}", size, 0, '[data-testid="stTable"]')
+    try:
+        assert tab.evaluate(SIDEWAYS_JS) == []
+        width, room = tab.evaluate(PAGE_WIDTH_JS)
+        assert width <= room, (width, room)
+        tab.locator('[data-testid="stTable"]').first.scroll_into_view_if_needed()
+        tab.screenshot(path=str(SCREENSHOTS / f"fit-home-{name}.png"))
+    finally:
+        context.close()
+    context, tab = _open(browser, f"{server}/lookup?table=minilm{mode}", size, 2, '[data-testid="stMetric"]')
+    try:
+        metrics = tab.evaluate(METRIC_LINES_JS)
+        assert [text for text, _ in metrics][:2] == ["11,720,448", "3,456"], metrics
+        assert all(height < 2 for _, height in metrics), metrics            # one line each
+        said = tab.locator('[data-testid="stMain"]').inner_text()
+        assert "now read the rows of ##[U+6C35]" in said and not NO_FONT.search(said)
+        tab.locator('[data-testid="stMetric"]').first.scroll_into_view_if_needed()
+        tab.screenshot(path=str(SCREENSHOTS / f"fit-lookup-{name}.png"))
+    finally:
+        context.close()
+
+
+MARK_PLOTS_JS = "() => document.querySelectorAll('.js-plotly-plot').forEach(g => { g.__beforeSearch = true; })"
+TITLES_KEPT_JS = """() => [...document.querySelectorAll('.js-plotly-plot')].map(g =>
+  [((g.layout && g.layout.title && g.layout.title.text) || '').replace(/<[^>]*>/g, ''), g.__beforeSearch === true])"""
+
+
+def test_a_token_search_leaves_the_big_plots_mounted(server, page):
+    page.goto(f"{server}/geometry?table=seed004&query=cat")
+    wait_until_idle(page, 6)
+    page.evaluate(MARK_PLOTS_JS)
+    box = page.get_by_label("Find a token")
+    box.fill("sleeping")
+    box.press("Enter")
+    page.wait_for_function("() => location.search.includes('query=sleeping')", timeout=30_000)
+    wait_until_idle(page, 6)
+    kept = dict(page.evaluate(TITLES_KEPT_JS))
+    assert kept[next(t for t in kept if t.startswith("PCA"))] and kept[next(t for t in kept if t.startswith("Norm by id"))]
+    assert not kept["Where sleeping sits"]                                 # the search's own figure is new
+    page.get_by_text("Where sleeping sits").first.scroll_into_view_if_needed()
+    page.screenshot(path=str(SCREENSHOTS / "fit-geometry-search.png"))
