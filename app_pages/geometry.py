@@ -24,7 +24,7 @@ from core.geometry import (
 from core.id_gap import chosen_pairs, sample_pairs, spearman
 from core.limits import MAX_PLOT_POINTS
 from core.pieces import TOKEN_KINDS
-from core.text import font_safe
+from core.text import codepoints_note
 from ui import cached, chosen, render, state, tables
 
 table = tables.active_table()
@@ -212,7 +212,7 @@ def show_neighbours(matches: list[int], shown: np.ndarray) -> None:
     listed, drawn = st.columns([2, 3])
     listed.markdown(f"Neighbours of **{render.md(table.tokens[row])}** (id {int(table.ids[row])}) by {metric}:")
     with listed:
-        render.show_frame(pd.DataFrame({"token": [font_safe(table.tokens[r]) for r, _ in neighbours],
+        render.show_frame(pd.DataFrame({"token": [table.tokens[r] + codepoints_note(table.tokens[r]) for r, _ in neighbours],
                                    "id": [int(table.ids[r]) for r, _ in neighbours],
                                    metric if metric == "cosine" else "distance":
                                        [f"{s:.4f}" for _, s in neighbours]}), hide_index=True)

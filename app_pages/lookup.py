@@ -17,7 +17,7 @@ from core.lessons.lookup_report import (
 )
 from core.limits import MAX_ID_CHARS, MAX_NEW_ROWS, MAX_PLOT_POINTS, MAX_TEXT_CHARS
 from core.lookup import parse_id_list, squared_distance
-from core.text import font_safe, matrix_latex
+from core.text import matrix_latex
 from ui import cached, chosen, render, state, tables
 
 table = tables.active_table()
@@ -145,7 +145,7 @@ def show_rename(report) -> None:
         st.markdown("**Ids renamed, rows left in place** (a new tokenizer on an old model)")
         if demo.wrong_positions:
             st.write(f"❌ positions {', '.join(map(str, demo.wrong_positions))} now read the rows of "
-                     f"{render.md(', '.join(font_safe(demo.tokens_read_ids_only[p]) for p in demo.wrong_positions))}")
+                     f"{render.md(', '.join(demo.tokens_read_ids_only[p] for p in demo.wrong_positions))}")
         else:
             st.write("These positions happen to read the same rows (a fixed point of the permutation).")
         render.show_figure(matrix_heatmap(demo.X_ids_only, "X after renaming ids only",

@@ -72,17 +72,6 @@ def token_core(token: str) -> str:
 _COMMON_RANGES = ((0x20, 0x24F), (0x250, 0x2FF), (0x370, 0x52F), (0x1E00, 0x1FFF), (0x2000, 0x27BF))
 
 
-def font_safe(token: str) -> str:
-    """The token as every page font can draw it: each character outside the common scripts written
-    as its codepoint in brackets ('##猫' -> '##[U+732B]'), where a machine without the script's font
-    printed a box ('##⊠') that said nothing. For labels and sentences; hovers keep the character and
-    name it (codepoints_note)."""
-    if token.isascii():
-        return token
-    return "".join(char if any(low <= ord(char) <= high for low, high in _COMMON_RANGES) else f"[U+{ord(char):04X}]"
-                   for char in token)
-
-
 def codepoints_note(token: str) -> str:
     """' (U+732B)' naming the characters of token that a font may lack, or '' when it has none."""
     if token.isascii():

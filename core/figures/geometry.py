@@ -6,7 +6,7 @@ import plotly.graph_objects as go
 
 from core.figures.base import base_layout
 from core.figures.labels import NARROW_PLOT_WIDTH, padded_range, place_labels, to_pixels
-from core.text import codepoints_note, font_safe, format_number
+from core.text import codepoints_note, format_number
 
 SEARCHED_COLOUR = "#111827"     # the searched token's arrow; its markers are yellow diamonds
 SEARCHED_MARKER = dict(size=18, color="#facc15", symbol="diamond", line=dict(color="black", width=2))
@@ -59,10 +59,10 @@ def pca_scatter(coords: np.ndarray, tokens, ids, title: str, colour_values=None,
     area = scatter_plot_area(x_range, y_range, height, equal_aspect)
     every_marked = [i for _, rows, _ in marked for i in rows]
     offsets = iter(place_labels(to_pixels(coords[every_marked, :2], x_range, y_range, area),
-                                [font_safe(str(tokens[i])) for i in every_marked], area=area) if every_marked and not three_d else [])
+                                [tokens[i] for i in every_marked], area=area) if every_marked and not three_d else [])
     for name, rows, marker in marked:
         if rows:
-            _add_marked(fig, coords[rows], [font_safe(str(tokens[i])) for i in rows], [hover[i] for i in rows], rows,
+            _add_marked(fig, coords[rows], [tokens[i] for i in rows], [hover[i] for i in rows], rows,
                         name, marker, [next(offsets) for _ in rows] if not three_d else [], three_d)
     if three_d:
         fig.update_layout(scene=dict(xaxis_title=axis_titles[0], yaxis_title=axis_titles[1],
@@ -134,7 +134,7 @@ def arrows_figure(vectors: np.ndarray, labels, title: str, axis_titles=("x", "y"
     fig = go.Figure()
     palette = ["#2563eb", "#dc2626", "#16a34a", "#9333ea", "#f59e0b", "#0891b2"]
     colours = [palette[i % len(palette)] for i in range(len(vectors))]
-    labels = [f"★ {font_safe(str(label))}" if i == highlighted else font_safe(str(label)) for i, label in enumerate(labels)]
+    labels = [f"★ {label}" if i == highlighted else str(label) for i, label in enumerate(labels)]
     if highlighted is not None and 0 <= highlighted < len(colours):
         colours[highlighted] = SEARCHED_COLOUR
     for i, (vector, label, colour) in enumerate(zip(vectors, labels, colours)):
@@ -213,7 +213,7 @@ def id_gap_scatter(sample_gaps, sample_cosines, chosen_gaps, chosen_cosines, cho
     x_range, y_range = [-0.06 * widest, 1.08 * widest], [-1.08, 1.25]       # labels at gap 0 not cut
     if labelled:
         points = np.array([(g, c) for g, c, _, _ in labelled], dtype=np.float64)
-        texts = [font_safe(str(label)) for _, _, label, _ in labelled]
+        texts = [str(label) for _, _, label, _ in labelled]
         offsets = place_labels(to_pixels(points, x_range, y_range, ID_GAP_PLOT_AREA), texts, area=ID_GAP_PLOT_AREA)
         for (x, y), text, (ax, ay), (_, _, _, colour) in zip(points, texts, offsets, labelled):
             fig.add_annotation(x=x, y=y, text=text, showarrow=True, arrowhead=0, arrowwidth=1, arrowcolor="#475569",
@@ -242,7 +242,7 @@ def norm_by_id_figure(ids, norms, tokens, title: str, kinds=None, hover=None, hi
     for i in [i for i in highlighted if 0 <= i < len(ids)]:
         fig.add_trace(go.Scatter(x=[ids[i]], y=[norms[i]], mode="markers", marker=SEARCHED_MARKER,
                                  name="searched", hovertext=[hover[i]], hoverinfo="text"))
-        fig.add_annotation(x=ids[i], y=norms[i], text=font_safe(str(tokens[i])), showarrow=True, arrowhead=0, ax=0, ay=-30,
+        fig.add_annotation(x=ids[i], y=norms[i], text=str(tokens[i]), showarrow=True, arrowhead=0, ax=0, ay=-30,
                            bgcolor="rgba(255,255,255,0.88)", bordercolor="#facc15", font=dict(size=14, color="#111"))
     fig.update_xaxes(title="token id")
     fig.update_yaxes(title="‖E_id‖")

@@ -17,7 +17,6 @@ from plotly.subplots import make_subplots
 
 from core.figures.base import base_layout
 from core.figures.geometry import SEARCHED_MARKER
-from core.text import font_safe
 
 BACKGROUND_POINTS = 600      # SVG points per panel: enough to show the cloud's shape, cheap to redraw
 BACKGROUND_MARKER = dict(size=4, color="#cbd5e1", opacity=0.7)
@@ -64,7 +63,7 @@ def searched_token_figure(background_plane: np.ndarray, background_ids, backgrou
         fig.add_trace(go.Scatter(x=[x_of(searched)], y=[y_of(searched)], mode="markers", marker=SEARCHED_MARKER,
                                  name="searched", hovertext=[searched.hover], hoverinfo="text",
                                  legendgroup="searched", showlegend=panel == 1), row=1, col=panel)
-        fig.add_annotation(x=x_of(searched), y=y_of(searched), text=font_safe(searched.token), showarrow=True, arrowhead=0,
+        fig.add_annotation(x=x_of(searched), y=y_of(searched), text=searched.token, showarrow=True, arrowhead=0,
                            ax=0, ay=-32, bgcolor="rgba(255,255,255,0.88)", bordercolor="#facc15",
                            font=dict(size=14, color="#111"), row=1, col=panel)
     fig.update_xaxes(title="PC1", constrain="domain", row=1, col=1)

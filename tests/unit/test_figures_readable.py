@@ -127,18 +127,3 @@ def test_sidebar_picker_labels_fit_without_their_size():
     assert picker_label("GloVe 6B 50d (words, 400000 × 50)") == "GloVe 6B 50d (words)"
     assert picker_label("my table (12 × 4)") == "my table"
     assert len(picker_label("an uploaded table with a very long file name.safetensors")) == PICKER_CHARS
-
-
-def test_labels_and_sentences_write_characters_a_font_may_lack_by_codepoint():
-    """A machine without a CJK font drew MiniLM's '##猫' as '##⊠' (Lookup's renamed ids, the chosen
-    tokens' labels on the PCA): the label names the character instead; hovers keep it, named."""
-    from core.figures.geometry import arrows_figure, pca_scatter
-    from core.text import font_safe
-
-    assert font_safe("cat") == "cat" and font_safe("café") == "café" and font_safe("Ġcat") == "Ġcat"
-    assert font_safe("##猫") == "##[U+732B]" and font_safe("戦争") == "[U+6226][U+4E89]"
-    fig = pca_scatter(np.eye(3)[:, :2], ["##猫", "dog", "x"], np.arange(3), "pca", labelled=[0])
-    assert [a.text for a in fig.layout.annotations] == ["##[U+732B]"]
-    assert any("'##猫' (U+732B)" in text for trace in fig.data for text in (trace.hovertext or ()))
-    arrows = arrows_figure(np.eye(2), ["##猫", "dog"], "arrows")
-    assert "##[U+732B]" in [a.text for a in arrows.layout.annotations]
