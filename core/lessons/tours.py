@@ -253,6 +253,20 @@ VIEW_TOURS = {
                             _view("skip_first_last", "smollm2", "Which costs more to skip: the first layer or the "
                                   "last?", vq.first_or_last_skip("smollm2", SKIP_TEXT),
                                   choices=("the first", "the last")))),
+        TourStep("why", "Copy one run into another",
+                 "Activation patching runs the corrupted text (the Colosseum) and copies, at one layer and one "
+                 "position at a time, the clean run's residual stream (the Eiffel Tower) into it. Click *Patch "
+                 "all cells*: bright cells bring the clean answer back. Follow the bright cells down the layers — "
+                 "on the subject's own tokens in the early layers, on the last token in the late ones: where the "
+                 "model moves what it knows about the subject to the place that predicts.",
+                 _table("smollm2", keep_why_method="patching")),
+        TourStep("why", "A few huge numbers",
+                 "Massive activations (Sun et al. 2024): a handful of values in the residual stream, at the first "
+                 "token, thousands of times larger than their neighbours, appear at one layer and stay. Compare "
+                 "the grid with the attention-sink bars beside it, then set those values to zero and to their "
+                 "mean (*Set them to zero, or to their mean*): the mean leaves the loss as it was, zero breaks "
+                 "the model.",
+                 _table("smollm2", keep_why_method="massive")),
     )),
 }
 TOURS = {**SEED_TOURS, **VIEW_TOURS}       # the sidebar lists them in this order
