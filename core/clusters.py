@@ -105,13 +105,11 @@ class Cluster:
 def name_cluster(shares: np.ndarray, overall: np.ndarray) -> tuple[str, ...]:
     """shares, overall (P,) shares of each property in a cluster and in the whole map -> the
     properties that name the cluster: held by ≥ LABEL_SHARE of it and ≥ LABEL_LIFT times as
-    common as in the map, highest lift first; if none stands out, the commonest held by ≥ 90 %."""
+    common as in the map, highest lift first. None stands out: () (the cluster is "mixed"; a property
+    all of the map shares, such as "Latin" on an English vocabulary, would name every cluster alike)."""
     lift = shares / np.maximum(overall, 1e-12)
     standing = [p for p in np.argsort(-lift, kind="stable") if shares[p] >= LABEL_SHARE and lift[p] >= LABEL_LIFT]
-    if standing:
-        return tuple(PROPERTIES[p] for p in standing[:LABEL_PROPERTIES])
-    common = [p for p in np.argsort(-shares, kind="stable") if shares[p] >= 0.9]
-    return tuple(PROPERTIES[p] for p in common[:LABEL_PROPERTIES])
+    return tuple(PROPERTIES[p] for p in standing[:LABEL_PROPERTIES])
 
 
 def describe_clusters(coords: np.ndarray, labels: np.ndarray, properties: np.ndarray,

@@ -126,7 +126,7 @@ def short_label(cluster: Cluster, tokens: list[str]) -> str:
     """What the map writes beside a cluster: its properties, or an example token when none stands out."""
     if cluster.named:
         return " · ".join(cluster.named)
-    return f"mixed, e.g. {tokens[cluster.central[0]]!r}" if cluster.central else "mixed"
+    return "e.g. " + ", ".join(repr(tokens[i]) for i in cluster.central[:2]) if cluster.central else "mixed"
 
 
 def clusters_frame(clusters: list[Cluster], tokens: list[str], points: int, labels: np.ndarray) -> pd.DataFrame:
