@@ -229,7 +229,8 @@ def show_map(points: np.ndarray, settings: MapSettings, rows: list[int], searche
                         centres=[c.central[0] for c in clusters or []], chosen=chosen_cluster, density=density,
                         labelled=[position[r] for r in rows if r in position],
                         highlighted=[position[r] for r in searched if r in position], hover=hover,
-                        axis_titles=tuple(f"{named.method} {i + 1}" for i in range(3)))
+                        axis_titles=tuple(f"{named.method} {i + 1}" for i in range(3)),
+                        equal_aspect=named.method == "PCA")
     render.show_figure(fig, key="maps_map")
     st.caption(caption + (" Density contours are drawn on 2-D maps." if density and coords.shape[1] == 3 else ""))
     settings_lines = [f"Embedding Lens map of table {table.name} ({table.vocab_size:,} x {table.width})",

@@ -102,15 +102,19 @@ def make_map(points: np.ndarray, settings: MapSettings, report: Report = lambda 
     if np.ptp(points, axis=0).max(initial=0.0) == 0:
         raise ValueError("every chosen row is the same vector (a table of zeros?): there is nothing to map")
     k = neighbours_needed(settings, len(points))
+    build_report = report
     if neighbours is None or neighbours.indices.shape[1] < k:
-        neighbours = find_neighbours(points, k, settings, report)
+        # the search is the first SEARCH_SHARE of the bar, the map the rest: the fractions only grow
+        neighbours = find_neighbours(points, k, settings, lambda done, what: report(SEARCH_SHARE * done, what))
+        build_report = lambda done, what: report(SEARCH_SHARE + (1 - SEARCH_SHARE) * done, what)  # noqa: E731
     trimmed = Neighbours(neighbours.indices[:, :k].copy(), neighbours.distances[:, :k].copy())
     build = _tsne if settings.method == "t-SNE" else _umap
-    embedded = build(points, trimmed, settings, report)
+    embedded = build(points, trimmed, settings, build_report)
     report(1.0, "done")
     return np.ascontiguousarray(embedded, dtype=np.float64)
 
 
+SEARCH_SHARE = 0.25       # of the progress bar: 50,000 GloVe rows spent ~1/4 of their CPU time searching (bench)
 # An exact search costs n² d multiply-adds: 20,000 SmolLM2 rows (d = 576) are 2.3e11 (~10 s on 2 cores);
 # 50,000 of them 1.4e12 (over a minute), while 50,000 GloVe rows (d = 50) are 1.25e11.
 EXACT_SEARCH_FLOPS = 2.5e11
@@ -123,7 +127,7 @@ def find_neighbours(points: np.ndarray, k: int, settings: MapSettings, report: R
     n, d = points.shape
     if float(n) * n * d <= EXACT_SEARCH_FLOPS:
         report(0.0, "finding each point's exact neighbours")
-        return exact_neighbours(points, k, settings.metric)
+        return exact_neighbours(points, k, settings.metric, report)
     report(0.0, f"finding each point's neighbours (NN-descent: {n:,} points of {d} dimensions are too many "
                 "for an exact search; ~1 minute)")
     from pynndescent import NNDescent

@@ -26,20 +26,23 @@ def cluster_names(labels: np.ndarray, short_labels: list[str]) -> list[str]:
 
 def clustered_map(coords: np.ndarray, tokens, ids, title: str, kinds, labels: np.ndarray | None,
                   short_labels: list[str], centres: list[int], chosen: int | None = None, density: bool = True,
-                  labelled=(), highlighted=(), hover=None, axis_titles=("1", "2", "3")) -> go.Figure:
+                  labelled=(), highlighted=(), hover=None, axis_titles=("1", "2", "3"),
+                  equal_aspect: bool = True) -> go.Figure:
     """coords (n, 2|3), labels (n,) cluster of each point (-1 none), short_labels[c] and centres[c]
     (the index of cluster c's most central point) -> the map. `chosen` cluster: the others faded.
     Without labels (None) the points are coloured by kinds (n,) (core.pieces.TOKEN_KINDS).
-    density: contours of the points' density (2-D maps), drawn by Plotly from the same points."""
+    density: contours of the points' density (2-D maps), drawn by Plotly from the same points.
+    equal_aspect: PCA's plane keeps the table's distances; t-SNE's and UMAP's axes mean nothing, and a
+    plot filling the width leaves the cluster labels room beside the points."""
     coords = np.asarray(coords, dtype=np.float64)
     if labels is None:
         fig = pca_scatter(coords, tokens, ids, title, kinds=kinds, labelled=labelled, highlighted=highlighted,
-                          hover=hover, axis_titles=axis_titles)
+                          hover=hover, axis_titles=axis_titles, equal_aspect=equal_aspect)
         return _with_density(fig, coords) if density else fig
     labels = np.asarray(labels)
     names = cluster_names(labels, short_labels)
     fig = pca_scatter(coords, tokens, ids, title, kinds=names, labelled=labelled, highlighted=highlighted,
-                      hover=hover, axis_titles=axis_titles)
+                      hover=hover, axis_titles=axis_titles, equal_aspect=equal_aspect)
     named = set(range(min(MAX_NAMED_CLUSTERS, len(short_labels)))) | ({chosen} if chosen is not None else set())
     colour_of = {NOISE_NAME: NOISE_COLOUR} | {f"{c + 1} · {t}": PALETTE[c % len(PALETTE)]
                                               for c, t in enumerate(short_labels)}
@@ -59,7 +62,7 @@ def clustered_map(coords: np.ndarray, tokens, ids, title: str, kinds, labels: np
         _with_density(fig, coords)
     shown = sorted(named, key=lambda c: (c != chosen, c))
     _name_clusters(fig, coords, [f"{c + 1}: {short_labels[c]}" for c in shown], [centres[c] for c in shown],
-                   [PALETTE[c % len(PALETTE)] for c in shown])
+                   [PALETTE[c % len(PALETTE)] for c in shown], equal_aspect)
     return fig
 
 
@@ -74,7 +77,8 @@ def _with_density(fig: go.Figure, coords: np.ndarray) -> go.Figure:
     return fig
 
 
-def _name_clusters(fig: go.Figure, coords: np.ndarray, texts: list[str], centres: list[int], colours) -> None:
+def _name_clusters(fig: go.Figure, coords: np.ndarray, texts: list[str], centres: list[int], colours,
+                   equal_aspect: bool) -> None:
     """Each text on a light box beside its cluster's central point, boxes kept apart (2-D), or
     written at the point in 3-D."""
     if not texts:
@@ -87,7 +91,7 @@ def _name_clusters(fig: go.Figure, coords: np.ndarray, texts: list[str], centres
             zip(points[:, :3], texts, colours)]))
         return
     x_range, y_range = padded_range(coords[:, 0], 0.05), padded_range(coords[:, 1], 0.05)
-    area = scatter_plot_area(x_range, y_range, fig.layout.height or 560, True)
+    area = scatter_plot_area(x_range, y_range, fig.layout.height or 560, equal_aspect)
     offsets = place_labels(to_pixels(points[:, :2], x_range, y_range, area), texts, area=area)
     for (x, y), text, colour, (ax, ay) in zip(points, texts, colours, offsets):
         fig.add_annotation(x=x, y=y, text=text, showarrow=True, arrowhead=0, arrowwidth=1, arrowcolor=colour,
