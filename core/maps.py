@@ -128,8 +128,8 @@ def find_neighbours(points: np.ndarray, k: int, settings: MapSettings, report: R
     if float(n) * n * d <= EXACT_SEARCH_FLOPS:
         report(0.0, "finding each point's exact neighbours")
         return exact_neighbours(points, k, settings.metric, report)
-    report(0.0, f"finding each point's neighbours (NN-descent: {n:,} points of {d} dimensions are too many "
-                "for an exact search; ~1 minute)")
+    report(0.0, f"finding each point's neighbours by NN-descent ({n:,} points of {d} dimensions are too many "
+                "for an exact search): this step reports no progress and may take a few minutes")
     from pynndescent import NNDescent
 
     index = NNDescent(points, metric=settings.metric, n_neighbors=k + 1, random_state=settings.seed,
