@@ -60,6 +60,7 @@ def clustered_map(coords: np.ndarray, tokens, ids, title: str, kinds, labels: np
                 trace.marker.line = dict(color="#111827", width=1)
     if density:
         _with_density(fig, coords)
+    fig.update_layout(legend=dict(y=-0.17))   # at -0.12 the projector's axis title ran into the legend's first line
     shown = sorted(named, key=lambda c: (c != chosen, c))
     _name_clusters(fig, coords, [f"{c + 1}: {short_labels[c]}" for c in shown], [centres[c] for c in shown],
                    [PALETTE[c % len(PALETTE)] for c in shown], equal_aspect)
