@@ -1,4 +1,5 @@
-"""Maps: t-SNE and UMAP of a stated set of rows, next to PCA, with how faithful each map is."""
+"""Maps: PCA, t-SNE and UMAP of a stated set of rows, with clusters, density and labels, how
+faithful each map is, and the map as CSV."""
 from __future__ import annotations
 
 import logging
@@ -8,7 +9,8 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from core.figures.geometry import hover_texts, pca_scatter
+from core.figures.geometry import hover_texts
+from core.figures.map_clusters import clustered_map
 from core.limits import (
     DEFAULT_MAP_SAMPLE,
     MAP_ITERATIONS_RANGE,
@@ -20,21 +22,31 @@ from core.limits import (
 from core.maps import (
     MapSettings,
     check_settings,
+    default_iterations,
     neighbourhood_rows,
     sample_rows,
     trust_neighbours,
 )
 from core.pieces import TOKEN_KINDS
-from ui import cached, chosen, jobs, render, state, tables
+from ui import cached, chosen, jobs, map_clusters, render, state, tables
 
 table = tables.active_table()
-st.title("🗺️ Maps: t-SNE and UMAP")
+st.title("🗺️ Maps: PCA, t-SNE and UMAP")
 st.caption(f"Table **{render.md(table.name)}** · {table.vocab_size:,} × {table.width} — {render.md(table.source)}")
-st.markdown("PCA (on the Geometry page) keeps the directions of largest spread; **t-SNE** and **UMAP** "
+st.markdown("**PCA** keeps the directions of largest spread; **t-SNE** and **UMAP** "
             "bend the space to keep each point's *neighbours* close. Below: which points, the settings, "
-            "the map, and how faithful each map is to the table's own neighbourhoods.")
+            "the map with its clusters, and how faithful each map is to the table's own neighbourhoods.")
+METHODS = ["PCA", "t-SNE", "UMAP"]
 
 SEED_PARSER = state.parse_int_in(0, 2 ** 31 - 1)
+CLUSTERS_SENTENCE = (
+    "Clusters are found on the map's own coordinates, as embedding-atlas does, not in the table's "
+    f"{table.width} dimensions: they are the islands you see, so they share the map's distortions (its "
+    "trustworthiness says how far to trust them). HDBSCAN (Campello, Moulavi & Sander 2013) keeps dense islands and "
+    "leaves sparse points unclustered; k-means (Lloyd 1982) cuts every point into one of k cells. A cluster is named "
+    "by the token properties (script, leading space, digits, punctuation, raw bytes, partial UTF-8, case, ##/Ġ/▁) "
+    "that at least half its tokens share and that are at least 1.5 times as common there as on the whole map. "
+    "Density contours are lines of equal point density (Plotly's 2-D histogram contours).")
 SET_NAMES = {"all": "every row", "sample": "a seeded random sample",
              "neighbourhoods": "the chosen tokens' neighbourhoods"}
 
@@ -74,12 +86,14 @@ def point_set(rows: list[int], searched: list[int]) -> tuple[np.ndarray, str]:
 def map_settings(points: int) -> MapSettings:
     c1, c2, c3 = st.columns(3)
     method = state.kept_widget(c1.radio, "Method", "maps_method", "t-SNE", query="method",
-                               parse=state.parse_choice(["t-SNE", "UMAP"]), options=["t-SNE", "UMAP"], horizontal=True)
+                               parse=state.parse_choice(METHODS), options=METHODS, horizontal=True,
+                               help="PCA: the whole table's first principal components (no computation here); "
+                                    "t-SNE and UMAP: made on request for these points.")
     dims = state.kept_widget(c2.radio, "Dimensions", "maps_dims", 2, query="mdims",
                              parse=state.parse_choice([2, 3]), options=[2, 3], horizontal=True)
     metric = state.kept_widget(c3.radio, "Metric", "maps_metric", "cosine", query="mmetric",
                                parse=state.parse_choice(["cosine", "euclidean"]), options=["cosine", "euclidean"],
-                               horizontal=True)
+                               horizontal=True, disabled=method == "PCA")
     c1, c2, c3, c4 = st.columns(4)
     low, high = PERPLEXITY_RANGE
     perplexity = state.kept_widget(c1.number_input, "Perplexity (t-SNE)", "maps_perplexity",
@@ -97,9 +111,12 @@ def map_settings(points: int) -> MapSettings:
                                  parse=state.parse_float_in(0.0, 1.0), min_value=0.0, max_value=1.0, step=0.05,
                                  disabled=method != "UMAP", help="How tightly UMAP may pack points together.")
     low, high = MAP_ITERATIONS_RANGE
-    iterations = state.kept_widget(c3.number_input, "Iterations", "maps_iterations", 500, query="iters",
+    iterations = state.kept_widget(c3.number_input, "Iterations", "maps_iterations",
+                                   default_iterations(method, points), query="iters",
                                    parse=state.parse_int_in(low, high), min_value=low, max_value=high, step=50,
-                                   help="t-SNE: after its 250 early-exaggeration iterations. UMAP: epochs.")
+                                   disabled=method == "PCA",
+                                   help="t-SNE: after its 250 early-exaggeration iterations. UMAP: epochs "
+                                        "(umap-learn's default: 500, or 200 above 10,000 points).")
     seed = state.kept_widget(c4.number_input, "Seed", "maps_seed", 0, query="seed",
                              parse=SEED_PARSER, min_value=0, max_value=2 ** 31 - 1,
                              help="The same seed gives the same sample and the same map.")
@@ -147,7 +164,22 @@ def describe(settings: MapSettings) -> str:
     return f"{knobs}, {settings.metric}, {settings.iterations} iterations, seed {settings.seed}"
 
 
-def show_map(points: np.ndarray, settings: MapSettings, rows: list[int], searched: list[int]) -> None:
+def pca_map(points: np.ndarray, settings: MapSettings) -> tuple[np.ndarray, MapSettings, str]:
+    """The points' coordinates on the whole table's first principal components (Geometry's PCA)."""
+    pca = cached.cached_pca(table, 3)
+    dims = min(settings.dims, pca.coords.shape[1])
+    explained = float(np.sum(pca.explained_variance_ratio[:dims]))
+    return (np.asarray(pca.coords[points, :dims]), MapSettings(method="PCA", dims=dims, seed=settings.seed),
+            f"PCA · the whole table's first {dims} components ({explained:.0%} of its variance)")
+
+
+def made_map(points: np.ndarray, settings: MapSettings):
+    """(coords (n, dims), the settings that name the map, title, caption) of the chosen map, or None
+    while it is not made (its button is shown) or after a message."""
+    if settings.method == "PCA":
+        coords, named, title = pca_map(points, settings)
+        return coords, named, title, ("PCA's axes are directions of the table: distances in the plane are the "
+                                      "table's, shortened (the other directions are dropped).")
     result = stored_map(points, settings)
     label = f"Draw the {settings.method} map of {len(points):,} points"
     if result is None:
@@ -155,28 +187,82 @@ def show_map(points: np.ndarray, settings: MapSettings, rows: list[int], searche
         if not slot.button(label, key="maps_draw", type="primary"):
             st.info(f"Press **{render.md(label)}**: it is computed once and then shared by everyone who asks "
                     "for the same map (same table, points and settings).")
-            return
+            return None
         slot.empty()    # the button goes; the progress bar takes its place
         result = make_map(points, settings)
     if result is None:
-        return
-    tokens = [table.tokens[r] for r in points]
-    position = {int(r): i for i, r in enumerate(points)}
-    kinds = [TOKEN_KINDS[c] for c in cached.token_kind_codes(table)[points]]
-    name = settings.method
-    title = f"{name} · {describe(settings)} · trustworthiness {result.trust:.3f}"
-    fig = pca_scatter(result.embedded, tokens, table.ids[points], title, kinds=kinds,
-                      labelled=[position[r] for r in rows if r in position],
-                      highlighted=[position[r] for r in searched if r in position],
-                      hover=hover_texts(tokens, table.ids[points]),
-                      axis_titles=tuple(f"{name} {i + 1}" for i in range(3)))
-    render.show_figure(fig, key="maps_map")
-    st.caption(f"Made in {result.seconds:.1f} s. " + (
+        return None
+    sampled = "" if result.trust_sample is None else f" (estimated on {result.trust_sample:,} points)"
+    title = f"{settings.method} · {describe(settings)} · trustworthiness {result.trust:.3f}{sampled}"
+    return result.embedded, settings, title, f"Made in {result.seconds:.1f} s. " + (
         "t-SNE keeps neighbours, not distances: the size of a cluster and the gaps between clusters mean "
         "nothing, and its axes have no meaning (the map may be rotated or mirrored freely)."
-        if name == "t-SNE" else
+        if settings.method == "t-SNE" else
         "UMAP keeps neighbours and some of the global shape, but distances between clusters are still not "
-        "distances in the table, and its axes have no meaning."))
+        "distances in the table, and its axes have no meaning.")
+
+
+def show_map(points: np.ndarray, settings: MapSettings, rows: list[int], searched: list[int]) -> None:
+    st.subheader("Clusters and density")
+    cluster_settings, density = map_clusters.cluster_controls(len(points), settings.seed)
+    st.caption(CLUSTERS_SENTENCE)
+    made = made_map(points, settings)
+    if made is None:
+        return
+    coords, named, title, caption = made
+    map_key = (table.key, cached.rows_digest(points), named)
+    tokens = [table.tokens[r] for r in points]
+    labels = clusters = chosen_cluster = properties = None
+    if cluster_settings.method != "off":
+        labels = map_clusters.find_clusters(map_key, coords, cluster_settings)
+    if labels is not None:
+        properties = map_clusters.point_properties(table, points)
+        clusters = map_clusters.describe(map_key, cluster_settings, coords, labels, properties)
+        chosen_cluster = map_clusters.chosen_cluster(clusters, (map_key, cluster_settings))
+    position = {int(r): i for i, r in enumerate(points)}
+    hover = hover_texts(tokens, table.ids[points])
+    if labels is not None:
+        hover = [f"{text} · cluster {int(c) + 1}" if c >= 0 else f"{text} · no cluster" for text, c in zip(hover, labels)]
+    fig = clustered_map(coords, tokens, table.ids[points], title,
+                        kinds=[TOKEN_KINDS[c] for c in cached.token_kind_codes(table)[points]], labels=labels,
+                        short_labels=[map_clusters.short_label(c, tokens) for c in clusters or []],
+                        centres=[c.central[0] for c in clusters or []], chosen=chosen_cluster, density=density,
+                        labelled=[position[r] for r in rows if r in position],
+                        highlighted=[position[r] for r in searched if r in position], hover=hover,
+                        axis_titles=tuple(f"{named.method} {i + 1}" for i in range(3)),
+                        equal_aspect=named.method == "PCA")
+    render.show_figure(fig, key="maps_map")
+    st.caption(caption + (" Density contours are drawn on 2-D maps." if density and coords.shape[1] == 3 else ""))
+    settings_lines = [f"Embedding Lens map of table {table.name} ({table.vocab_size:,} x {table.width})",
+                      f"points: {len(points):,} rows (row set {cached.rows_digest(points)})",
+                      f"map: {title}", f"clusters: {describe_clusters(cluster_settings)}",
+                      "cluster 0 = no cluster; coordinates at full precision"]
+    st.download_button("⬇ The map as CSV (token, id, coordinates, cluster)",
+                       map_clusters.map_csv(table, points, coords, labels, clusters or [], settings_lines),
+                       file_name=f"{render.export_name(f'map-{named.method}')}.csv", mime="text/csv",
+                       key="maps_csv")
+    if clusters is not None:
+        show_clusters(points, tokens, labels, clusters, chosen_cluster, properties)
+
+
+def describe_clusters(settings) -> str:
+    if settings.method == "HDBSCAN":
+        return f"HDBSCAN, min cluster size {settings.min_size}, min samples {settings.min_samples}"
+    return f"k-means, k = {settings.k}, seed {settings.seed}" if settings.method == "k-means" else "off"
+
+
+def show_clusters(points, tokens, labels, clusters, chosen_cluster, properties) -> None:
+    if not clusters:
+        st.info("No cluster was found: every point is noise at this minimum cluster size. Lower it, or map more points.")
+        return
+    render.show_frame(map_clusters.clusters_frame(clusters, tokens, len(points), labels), hide_index=True)
+    if chosen_cluster is None:
+        return
+    members = np.flatnonzero(labels == chosen_cluster)
+    listed = min(len(members), map_clusters.MAX_LISTED_TOKENS)
+    st.caption(f"Cluster {chosen_cluster + 1}: {len(members):,} tokens"
+               + (f", the first {listed:,} listed (the CSV has them all)." if listed < len(members) else "."))
+    render.show_frame(map_clusters.cluster_tokens_frame(table, points, members, properties), hide_index=True)
 
 
 def show_faithfulness(points: np.ndarray, settings: MapSettings) -> None:

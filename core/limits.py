@@ -76,7 +76,7 @@ TINY_LEARNING_RATE_RANGE = (1e-4, 1.0)   # Adam's learning rate for the small mo
 
 
 # ---- maps beyond PCA (t-SNE, UMAP) and the comparisons of the Maps page
-MAX_MAP_POINTS = 10_000             # t-SNE / UMAP take ~10 s per 1,000 points on a 2-core server at most
+MAX_MAP_POINTS = 50_000             # t-SNE / UMAP of 50,000 rows: README's benchmark table (bench/maps_scale.py)
 DEFAULT_MAP_SAMPLE = 2_000          # a large table is mapped as a seeded sample of this many rows
 MAP_SET_NEIGHBOURS_RANGE = (5, 500)   # "the chosen tokens' neighbourhoods": neighbours per chosen token
 PERPLEXITY_RANGE = (2, 100)
@@ -85,4 +85,4 @@ MAP_ITERATIONS_RANGE = (50, 2_000)  # t-SNE iterations after early exaggeration;
 MAX_AXIS_WORDS = 20                 # words on one end of a semantic axis
 MAX_ANALOGY_ANSWERS = 50
 MAX_COMPARED_TOKENS = 2_000         # tokens whose neighbour lists are compared between two tables
-MAP_TIME_LIMIT_S = 600              # a map running longer is stopped (10,000 points take ~1 minute here)
+MAP_TIME_LIMIT_S = 600              # a map running longer is stopped (50,000 points: README's benchmark table)

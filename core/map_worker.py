@@ -25,20 +25,34 @@ IDLE_SECONDS = 120.0        # a child with no work for this long exits (the next
 Report = Callable[[float, str], None]
 
 
-def _serve(connection, idle_seconds: float) -> None:
-    """The child: make the maps it is sent until none comes for idle_seconds. Every message carries
-    its job's number, so a reply to an abandoned job can never be taken for another's."""
-    from core.maps import map_with_trust
+def _task(name: str, arguments: tuple, report: Report):
+    """One job of the child: "map" (points, settings, pca_coords) -> MapResult, or "clusters"
+    (coords, cluster settings) -> (n,) labels."""
+    if name == "map":
+        from core.maps import map_with_trust
 
+        points, settings, pca_coords = arguments
+        return map_with_trust(points, settings, report, pca_coords)
+    from core.clusters import find_clusters
+
+    coords, settings = arguments
+    report(0.1, f"finding clusters ({settings.method}) among {len(coords):,} points")
+    labels = find_clusters(coords, settings)
+    report(1.0, "done")
+    return labels
+
+
+def _serve(connection, idle_seconds: float) -> None:
+    """The child: do the jobs it is sent until none comes for idle_seconds. Every message carries
+    its job's number, so a reply to an abandoned job can never be taken for another's."""
     while connection.poll(idle_seconds):
         try:
-            job, points, settings, pca_coords = connection.recv()
+            job, name, arguments = connection.recv()
         except EOFError:
             return
         connection.send((job, "started", None))
         try:
-            result = map_with_trust(points, settings, lambda done, what: connection.send((job, "progress", (done, what))),
-                                    pca_coords)
+            result = _task(name, arguments, lambda done, what: connection.send((job, "progress", (done, what))))
             connection.send((job, "done", result))
         except ValueError as error:          # the user's settings or data: said to the user
             connection.send((job, "refused", str(error)))
@@ -74,13 +88,22 @@ class MapWorker:
         Interrupted in any way (a rerun, a closed tab), the child is stopped: nothing of an
         abandoned job is left in the pipe.
         """
+        return self._do("map", (np.ascontiguousarray(points, dtype=np.float32), settings, pca_coords), report, ready)
+
+    def clusters(self, coords: np.ndarray, settings, report: Report = lambda done, what: None,
+                 ready: Callable[[], np.ndarray | None] = lambda: None) -> np.ndarray:
+        """coords (n, m) of a map -> (n,) cluster labels (core.clusters.find_clusters), made in the
+        child (scikit-learn stays out of the server). Errors and waiting as `make`."""
+        return self._do("clusters", (np.asarray(coords, dtype=np.float64), settings), report, ready)
+
+    def _do(self, name: str, arguments: tuple, report: Report, ready: Callable):
         while not self._lock.acquire(timeout=0.5):
             report(0.0, "waiting: another visitor's map is being made on this server")
         try:
             done = ready()
             if done is not None:
                 return done
-            return self._run(np.ascontiguousarray(points, dtype=np.float32), settings, report, pca_coords)
+            return self._run(name, arguments, report)
         except BaseException:
             if not isinstance(sys.exc_info()[1], (ValueError, RuntimeError)):
                 self.stop()
@@ -88,13 +111,13 @@ class MapWorker:
         finally:
             self._lock.release()
 
-    def _run(self, points, settings, report, pca_coords) -> MapResult:
+    def _run(self, name: str, arguments: tuple, report: Report):
         for attempt in range(2):     # a child that exited idle just as it was asked: start another
             self._start()
             self._job += 1
             started = False
             try:
-                self._connection.send((self._job, points, settings, pca_coords))
+                self._connection.send((self._job, name, arguments))
                 started = self._started(report)
                 return self._wait(report)
             except (EOFError, BrokenPipeError, ConnectionResetError):
@@ -120,14 +143,15 @@ class MapWorker:
             if job == self._job:
                 return kind, payload
 
-    def _wait(self, report: Report) -> MapResult:
+    def _wait(self, report: Report):
         deadline = time.monotonic() + self._time_limit
         while True:
             kind, payload = self._receive(deadline - time.monotonic())
             if kind == "progress":
                 report(*payload)
             elif kind == "done":
-                payload.embedded.flags.writeable = False      # the flag does not survive the pipe
+                made = payload.embedded if isinstance(payload, MapResult) else payload
+                made.flags.writeable = False      # the flag does not survive the pipe
                 return payload
             elif kind == "refused":
                 raise ValueError(payload)

@@ -39,9 +39,10 @@ class MapSettings:
 
 
 def check_settings(settings: MapSettings, points: int) -> None:
-    """Raises ValueError, in the user's terms, for settings that cannot make a map of `points`."""
-    if settings.method not in METHODS:
-        raise ValueError(f"unknown method {settings.method!r}: use t-SNE or UMAP")
+    """Raises ValueError, in the user's terms, for settings that cannot make a map of `points`
+    ("PCA": only the number of points is checked; its map is read from the table's PCA)."""
+    if settings.method not in METHODS + ("PCA",):
+        raise ValueError(f"unknown method {settings.method!r}: use PCA, t-SNE or UMAP")
     if settings.metric not in METRICS:
         raise ValueError(f"unknown metric {settings.metric!r}: use cosine or euclidean")
     if settings.dims not in (2, 3):
@@ -50,6 +51,8 @@ def check_settings(settings: MapSettings, points: int) -> None:
         raise ValueError(f"a map needs at least 4 points; this set has {points}")
     if points > MAX_MAP_POINTS:
         raise ValueError(f"a map takes at most {MAX_MAP_POINTS:,} points; this set has {points:,}")
+    if settings.method == "PCA":
+        return
     low, high = MAP_ITERATIONS_RANGE
     if not low <= settings.iterations <= high:
         raise ValueError(f"iterations must be between {low} and {high:,}")
@@ -72,6 +75,12 @@ def check_settings(settings: MapSettings, points: int) -> None:
             raise ValueError("min_dist must be between 0 and 1")
 
 
+def default_iterations(method: str, points: int) -> int:
+    """t-SNE: 500 after early exaggeration; UMAP: umap-learn's own default, 500 epochs up to 10,000
+    points and 200 above (a large graph has enough edges per epoch)."""
+    return 200 if method == "UMAP" and points > 10_000 else 500
+
+
 def neighbours_needed(settings: MapSettings, points: int) -> int:
     """k of the exact search: 3 × perplexity for t-SNE (as openTSNE and scikit-learn do), the
     neighbourhood for UMAP (whose n_neighbors counts the point itself); never more than the
@@ -86,19 +95,51 @@ def make_map(points: np.ndarray, settings: MapSettings, report: Report = lambda 
     saves the search when the caller has it; `report` hears the progress."""
     points = np.asarray(points, dtype=np.float32)
     check_settings(settings, len(points))
+    if settings.method not in METHODS:
+        raise ValueError(f"{settings.method} maps are not made here: use t-SNE or UMAP")
     if not np.isfinite(points).all():
         raise ValueError("the table holds NaN or infinite values: no map can be made of them")
     if np.ptp(points, axis=0).max(initial=0.0) == 0:
         raise ValueError("every chosen row is the same vector (a table of zeros?): there is nothing to map")
     k = neighbours_needed(settings, len(points))
+    build_report = report
     if neighbours is None or neighbours.indices.shape[1] < k:
-        report(0.0, "finding each point's exact neighbours")
-        neighbours = exact_neighbours(points, k, settings.metric)
+        # the search is the first SEARCH_SHARE of the bar, the map the rest: the fractions only grow
+        neighbours = find_neighbours(points, k, settings, lambda done, what: report(SEARCH_SHARE * done, what))
+        build_report = lambda done, what: report(SEARCH_SHARE + (1 - SEARCH_SHARE) * done, what)  # noqa: E731
     trimmed = Neighbours(neighbours.indices[:, :k].copy(), neighbours.distances[:, :k].copy())
     build = _tsne if settings.method == "t-SNE" else _umap
-    embedded = build(points, trimmed, settings, report)
+    embedded = build(points, trimmed, settings, build_report)
     report(1.0, "done")
     return np.ascontiguousarray(embedded, dtype=np.float64)
+
+
+SEARCH_SHARE = 0.25       # of the progress bar: 50,000 GloVe rows spent ~1/4 of their CPU time searching (bench)
+# An exact search costs n² d multiply-adds: 20,000 SmolLM2 rows (d = 576) are 2.3e11 (~10 s on 2 cores);
+# 50,000 of them 1.4e12 (over a minute), while 50,000 GloVe rows (d = 50) are 1.25e11.
+EXACT_SEARCH_FLOPS = 2.5e11
+
+
+def find_neighbours(points: np.ndarray, k: int, settings: MapSettings, report: Report) -> Neighbours:
+    """points (n, d) -> each point's k nearest others: exact (block by block) while n² d is at most
+    EXACT_SEARCH_FLOPS, above that NN-descent (Dong et al. 2011, pynndescent: UMAP's own search),
+    seeded and single-threaded so the seed decides the result; memory O(n k) either way."""
+    n, d = points.shape
+    if float(n) * n * d <= EXACT_SEARCH_FLOPS:
+        report(0.0, "finding each point's exact neighbours")
+        return exact_neighbours(points, k, settings.metric, report)
+    report(0.0, f"finding each point's neighbours by NN-descent ({n:,} points of {d} dimensions are too many "
+                "for an exact search): this step reports no progress and may take a few minutes")
+    from pynndescent import NNDescent
+
+    index = NNDescent(points, metric=settings.metric, n_neighbors=k + 1, random_state=settings.seed,
+                      n_jobs=1, low_memory=True, compressed=True)
+    indices, distances = index.neighbor_graph
+    own = indices == np.arange(len(points))[:, None]
+    # drop each point itself wherever it is (a duplicate row may come first); keep k others
+    keep = np.where(own.any(axis=1)[:, None], ~own, np.arange(k + 1) < k)
+    return Neighbours(indices[keep].reshape(len(points), k).astype(np.int64),
+                      distances[keep].reshape(len(points), k).astype(np.float64))
 
 
 FFT_FROM_POINTS = 5_000    # measured on 2 cores: FFT's grid costs ~12 s even for 2,000 points, where
@@ -189,6 +230,7 @@ def _umap(points: np.ndarray, neighbours: Neighbours, settings: MapSettings, rep
 
 
 TRUST_NEIGHBOURS = 10     # k of the trustworthiness shown beside every map
+TRUST_SAMPLE = 2_000      # above this many points, trustworthiness is estimated on a seeded sample of them
 
 
 @dataclass(frozen=True, eq=False)
@@ -197,6 +239,7 @@ class MapResult:
     trust: float            # trustworthiness at k = TRUST_NEIGHBOURS, in the settings' metric
     seconds: float          # the map alone (the trustworthiness excluded)
     pca_trust: float | None = None   # the same measure of the given PCA coordinates of the points
+    trust_sample: int | None = None  # the points whose neighbourhoods were scored (None: all of them)
 
 
 def map_with_trust(points: np.ndarray, settings: MapSettings,
@@ -212,11 +255,20 @@ def map_with_trust(points: np.ndarray, settings: MapSettings,
     seconds = time.perf_counter() - start
     report(0.96, f"measuring trustworthiness (k = {TRUST_NEIGHBOURS})")
     k = trust_neighbours(len(points))
-    trust = trustworthiness(points, embedded, k, settings.metric)
-    pca_trust = None if pca_coords is None else trustworthiness(points, pca_coords, k, settings.metric)
+    queries = trust_queries(len(points), settings.seed)
+    trust = trustworthiness(points, embedded, k, settings.metric, queries)
+    pca_trust = None if pca_coords is None else trustworthiness(points, pca_coords, k, settings.metric, queries)
     report(1.0, "done")
     embedded.flags.writeable = False
-    return MapResult(embedded, trust, seconds, pca_trust)
+    return MapResult(embedded, trust, seconds, pca_trust, None if queries is None else len(queries))
+
+
+def trust_queries(points: int, seed: int) -> np.ndarray | None:
+    """The points whose neighbourhoods trustworthiness scores: all (None) up to TRUST_SAMPLE, else a
+    seeded sample of TRUST_SAMPLE (q × n distances instead of n × n)."""
+    if points <= TRUST_SAMPLE:
+        return None
+    return np.sort(np.random.default_rng(seed).choice(points, TRUST_SAMPLE, replace=False))
 
 
 def trust_neighbours(points: int) -> int:

@@ -77,7 +77,7 @@ def test_perplexity_above_the_points_is_said():
     assert any("perplexity 30 is not below the number of other points (4)" in e for e in texts(at.error))
 
 
-def tiny_table_page(weight, tokens):
+def tiny_table_page(weight, tokens, key="upload:tiny"):
     """A session whose working table is an upload, then the Maps page."""
     import runpy
 
@@ -89,7 +89,7 @@ def tiny_table_page(weight, tokens):
 
     if "uploads" not in st.session_state:
         tables.keep_upload(EmbeddingTable("tiny.npy", np.array(weight, dtype=np.float32), tokens,
-                                          np.arange(len(tokens)), key="upload:tiny"))
+                                          np.arange(len(tokens)), key=key))
     runpy.run_path("app_pages/maps.py")
 
 
@@ -120,3 +120,64 @@ def test_the_marked_token_is_called_searched_only_once_somebody_searched():
     assert "Searched token" not in said and "Marked token: The" in said and "nobody searched yet" in said
     at = open_page("maps", table="seed004", query="cat")
     assert any("Searched token" in c and "cat" in c for c in texts(at.caption))
+
+
+def cluster_traces(at) -> dict:
+    """legend name -> number of points, for the map's cluster traces."""
+    from helpers import plotly_array
+
+    return {t["name"]: len(plotly_array(t["x"])) for t in figure(at, 0)["data"]
+            if t.get("type") == "scattergl"}
+
+
+def test_clusters_of_a_toy_tables_pca_map_are_listed_chosen_and_in_the_url():
+    at = open_page("maps", table="seed001-lab", method="PCA", clusters="k-means", k="2", cluster="2", density="False")
+    assert_clean(at)
+    assert "maps_draw" not in [b.key for b in at.button]          # PCA: read from the table, no button
+    traces = cluster_traces(at)
+    assert sorted(name.split(" · ")[0] for name in traces) == ["1", "2"] and sum(traces.values()) == 6
+    assert not [t for t in figure(at, 0)["data"] if t.get("type") == "histogram2dcontour"]   # density off
+    summary = at.dataframe[0].value
+    assert list(summary["cluster"]) == [1, 2] and summary["tokens"].sum() == 6
+    listed = at.dataframe[1].value                                  # cluster 2 chosen in the link
+    assert len(listed) == int(summary["tokens"].iloc[1]) and set(listed["token"]) <= set("oto kamienny metalowy "
+                                                                                         "zamek klucz drzwi".split())
+    opacities = {t["name"].split(" · ")[0]: t["marker"].get("opacity") for t in figure(at, 0)["data"]
+                 if t.get("type") == "scattergl"}
+    assert opacities["2"] == 1.0 and opacities["1"] < 0.5            # the chosen cluster stands out
+    for key, value in (("clusters", "k-means"), ("k", "2"), ("cluster", "2"), ("density", "False")):
+        assert at.query_params[key] == value, key
+    assert at.get("download_button")[0].label.startswith("⬇ The map as CSV")
+
+
+def test_impossible_cluster_settings_are_said_not_raised():
+    at = open_page("maps", table="seed001-lab", method="PCA", clusters="k-means", k="7")
+    assert_clean(at)
+    assert any("k = 7 clusters need at least 7 points; the map has 6" in e for e in texts(at.error))
+    assert at.get("plotly_chart")                                    # the map is still drawn, unclustered
+    at = open_page("maps", table="seed001-lab", method="PCA", clusters="HDBSCAN", min_size="50")
+    assert any("minimum cluster size of 50 is more than the 6 points" in e for e in texts(at.error))
+
+
+def test_an_uploaded_tables_clusters_are_named_by_their_tokens():
+    rng = np.random.default_rng(0)
+    weight = np.concatenate([rng.normal(centre, 0.1, (20, 5)) for centre in (0.0, 5.0, 10.0)]).tolist()
+    tokens = tuple([str(i) for i in range(20)] + ["!?", "...", ";", "(("] * 5 + [f"word{i}x"[:5] + "a" * i for i in range(20)])
+    at = AppTest.from_function(tiny_table_page, args=(weight, tokens, "upload:blobs"), default_timeout=TIMEOUT)
+    for key, value in (("method", "PCA"), ("clusters", "k-means"), ("k", "3")):
+        at.query_params[key] = value
+    at.run()
+    assert_clean(at)
+    labels = list(at.dataframe[0].value["label (share of its tokens)"])
+    assert "digits 100%" in labels and "punctuation 100%" in labels, labels
+
+
+def test_a_pretrained_tables_sample_gets_labelled_clusters_and_density():
+    at = open_page("maps", table="minilm", method="PCA", n="3000", seed="3")
+    assert_clean(at)
+    summary = at.dataframe[0].value
+    assert len(summary) >= 2 and summary["tokens"].sum() == 3000          # the unclustered row included
+    assert any(label != "mixed" for label in summary["label (share of its tokens)"])
+    data = figure(at, 0)["data"]
+    assert data[0]["type"] == "histogram2dcontour"                       # density under the points
+    assert at.query_params["clusters"] == "HDBSCAN" and at.query_params["min_size"] == "10"

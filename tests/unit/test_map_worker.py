@@ -73,7 +73,8 @@ def test_an_idle_worker_exits_and_the_next_map_starts_another():
 def test_the_calling_process_never_imports_the_map_libraries():
     code = ("import sys, numpy as np; from core.map_worker import MapWorker; from core.maps import MapSettings; "
             "w = MapWorker(); w.make(np.random.default_rng(0).normal(size=(40, 5)).astype('float32'), "
-            "MapSettings(method='UMAP', neighbours=5, iterations=50)); w.stop(); "
+            "MapSettings(method='UMAP', neighbours=5, iterations=50)); "
+            "from core.clusters import ClusterSettings; w.clusters(np.eye(40, 2), ClusterSettings(min_size=5)); w.stop(); "
             "print(sorted(m for m in ('umap', 'numba', 'openTSNE', 'sklearn', 'pynndescent') if m in sys.modules))")
     output = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert output.stdout.strip() == "[]"
@@ -107,3 +108,14 @@ def test_pca_is_measured_in_the_same_job(worker):
     coords = pca(points, 2).coords
     result = worker.make(points, MapSettings(perplexity=10, iterations=50), pca_coords=coords)
     assert result.pca_trust == pytest.approx(trustworthiness(points, coords, 10, "cosine"))
+
+
+def test_clusters_are_found_in_the_worker_as_in_process(worker):
+    from core.clusters import ClusterSettings, find_clusters
+
+    coords = map_with_trust(clusters(), MapSettings(perplexity=10, iterations=100)).embedded
+    for settings in (ClusterSettings(min_size=10), ClusterSettings(method="k-means", k=3)):
+        labels = worker.clusters(coords, settings)
+        assert np.array_equal(labels, find_clusters(coords, settings)) and not labels.flags.writeable
+    with pytest.raises(ValueError, match="k = 4 clusters need at least 4 points; the map has 3"):
+        worker.clusters(coords[:3], ClusterSettings(method="k-means", k=4))
