@@ -208,7 +208,7 @@ VIEW_TOURS = {
                                   "most?", vq.head_that_matters("smollm2", ABLATION_TEXT, ((0, 0), (0, 1), (0, 2))),
                                   choices=("L0 H0", "L0 H1", "L0 H2")))),
     )),
-    "hidden": Tour("Hidden in the table · under-trained tokens and anisotropy", (
+    "hidden": Tour("Hidden in the table · under-trained tokens, anisotropy and clusters", (
         TourStep("hidden", "Rows training hardly moved",
                  "MiniLM's vocabulary holds pieces of scripts its training text barely had. Their rows stayed "
                  "near where they started, close to the rows known to be unused: the histogram's low tail.",
@@ -229,6 +229,15 @@ VIEW_TOURS = {
                             _view("cosine_higher", "smollm2", "Which table's rows lean more one way: SmolLM2's or "
                                   "MiniLM's?", vq.higher_mean_cosine("smollm2", "minilm", ("SmolLM2", "MiniLM")),
                                   choices=("SmolLM2", "MiniLM")))),
+        TourStep("maps", "Islands on the map",
+                 "A t-SNE map of 3,000 of SmolLM2's pieces, clustered by HDBSCAN on the map's own coordinates and "
+                 "each cluster named by what most of its pieces share. Press *Draw*, then choose the *partial "
+                 "UTF-8* cluster and the *digits* one under *Choose a cluster*: pieces that are only fragments "
+                 "of one character's bytes, and the ten digits, each form an island of their own, while most of "
+                 "the vocabulary is one dense cloud of *mixed* clusters.",
+                 _table("smollm2", keep_maps_set="sample", keep_maps_n=3000, keep_maps_seed=0,
+                        keep_maps_method="t-SNE", keep_maps_clusters="HDBSCAN", keep_maps_min_size=10,
+                        keep_maps_min_samples=3)),
     )),
     "why": Tour("Why this prediction · which parts made the next token", (
         TourStep("why", "Split the logit into its parts",
