@@ -213,25 +213,35 @@ def show_map(points: np.ndarray, settings: MapSettings, rows: list[int], searche
     map_key = (table.key, cached.rows_digest(points), named)
     tokens = [table.tokens[r] for r in points]
     labels = clusters = chosen_cluster = properties = None
+    position = {int(r): i for i, r in enumerate(points)}
+
+    def figure(labels, clusters, chosen_cluster):
+        hover = hover_texts(tokens, table.ids[points])
+        if labels is not None:
+            hover = [f"{text} · cluster {int(c) + 1}" if c >= 0 else f"{text} · no cluster"
+                     for text, c in zip(hover, labels)]
+        return clustered_map(coords, tokens, table.ids[points], title,
+                             kinds=[TOKEN_KINDS[c] for c in cached.token_kind_codes(table)[points]], labels=labels,
+                             short_labels=[map_clusters.short_label(c, tokens) for c in clusters or []],
+                             centres=[c.central[0] for c in clusters or []], chosen=chosen_cluster,
+                             density=density, labelled=[position[r] for r in rows if r in position],
+                             highlighted=[position[r] for r in searched if r in position], hover=hover,
+                             axis_titles=tuple(f"{named.method} {i + 1}" for i in range(3)),
+                             equal_aspect=named.method == "PCA")
     if cluster_settings.method != "off":
+        preview = st.empty()
+        if map_clusters.known_clusters(map_key, cluster_settings) is None:
+            # Clustering is a heavy job of its own that may wait behind other visitors' maps: the map
+            # is shown meanwhile, unclustered, and replaced once its clusters arrive.
+            with preview.container():
+                render.show_figure(figure(None, None, None))
         labels = map_clusters.find_clusters(map_key, coords, cluster_settings)
+        preview.empty()
     if labels is not None:
         properties = map_clusters.point_properties(table, points)
         clusters = map_clusters.describe(map_key, cluster_settings, coords, labels, properties)
         chosen_cluster = map_clusters.chosen_cluster(clusters, (map_key, cluster_settings))
-    position = {int(r): i for i, r in enumerate(points)}
-    hover = hover_texts(tokens, table.ids[points])
-    if labels is not None:
-        hover = [f"{text} · cluster {int(c) + 1}" if c >= 0 else f"{text} · no cluster" for text, c in zip(hover, labels)]
-    fig = clustered_map(coords, tokens, table.ids[points], title,
-                        kinds=[TOKEN_KINDS[c] for c in cached.token_kind_codes(table)[points]], labels=labels,
-                        short_labels=[map_clusters.short_label(c, tokens) for c in clusters or []],
-                        centres=[c.central[0] for c in clusters or []], chosen=chosen_cluster, density=density,
-                        labelled=[position[r] for r in rows if r in position],
-                        highlighted=[position[r] for r in searched if r in position], hover=hover,
-                        axis_titles=tuple(f"{named.method} {i + 1}" for i in range(3)),
-                        equal_aspect=named.method == "PCA")
-    render.show_figure(fig, key="maps_map")
+    render.show_figure(figure(labels, clusters, chosen_cluster), key="maps_map")
     st.caption(caption + (" Density contours are drawn on 2-D maps." if density and coords.shape[1] == 3 else ""))
     settings_lines = [f"Embedding Lens map of table {table.name} ({table.vocab_size:,} x {table.width})",
                       f"points: {len(points):,} rows (row set {cached.rows_digest(points)})",

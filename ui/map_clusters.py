@@ -74,6 +74,11 @@ def cluster_results():
     return SharedResults(limit=48)
 
 
+def known_clusters(map_key: tuple, settings: ClusterSettings) -> np.ndarray | None:
+    """The map's cluster labels (n,) if someone has made them already, else None (nothing computed)."""
+    return cluster_results().get((map_key, settings))
+
+
 def find_clusters(map_key: tuple, coords: np.ndarray, settings: ClusterSettings) -> np.ndarray | None:
     """The map's cluster labels (n,), made in the map's worker through the line of heavy jobs, or
     None after a message (bad settings, a failure)."""
