@@ -16,7 +16,7 @@ PYTHON="${PYTHON:-python3}"
 REQS="$(mktemp -d)"
 trap 'rm -rf "$REQS"' EXIT
 if [ "${EMBEDDING_LENS_CPU_INDEX:-0}" = "1" ]; then
-  cp requirements.txt requirements-dev.txt "$REQS/"
+  cp requirements.txt requirements-dev.txt requirements-lock.txt "$REQS/"
 else
   bash scripts/pypi_requirements.sh "$REQS"
 fi
