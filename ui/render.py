@@ -76,13 +76,14 @@ def frame_csv_text(frame: pd.DataFrame, preamble=()) -> str:
     """The one CSV writer of every download: text cells and headers spreadsheet-safe and quoted (a CR
     inside a token would otherwise end the row: pandas quotes only at "\n"), numbers unquoted at full
     precision (shortest repr of each float) so every spreadsheet reads them as numbers. preamble:
-    lines written first, one quoted, spreadsheet-safe cell each (a file's settings, say)."""
+    lines written first, one quoted, spreadsheet-safe cell each (a file's settings, say): a comma in a
+    table's name stays inside its cell, a line break in it becomes a space (it cannot start a row)."""
     import csv
 
     buffer = io.StringIO()
     writer = csv.writer(buffer, quoting=csv.QUOTE_NONNUMERIC, lineterminator="\n")
     for line in preamble:
-        writer.writerow([spreadsheet_safe(str(line))])
+        writer.writerow([spreadsheet_safe(" ".join(str(line).splitlines()))])
     spreadsheet_safe_frame(frame).to_csv(buffer, index=False, quoting=csv.QUOTE_NONNUMERIC, lineterminator="\n")
     return buffer.getvalue()
 

@@ -65,3 +65,39 @@ def test_lookup_csv_is_named_after_figure_and_table():
     buttons = at.get("download_button")
     names = [button.proto.label for button in buttons]
     assert "⬇ x-lookup-seed004.csv" in names and "⬇ s-one-hot-seed004.csv" in names, names
+
+
+def test_every_csv_in_product_code_is_written_by_the_one_writer():
+    """Issue 32 item 4: one writer for every download. No product module writes CSV itself (to_csv,
+    csv.writer, csv.DictWriter) except ui/render.py's frame_csv_text, and every "text/csv" download
+    button's data comes from it (render.csv_text, render.frame_csv_text or map_clusters.map_csv)."""
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    product = [p for folder in ("ui", "app_pages", "core") for p in (root / folder).rglob("*.py")]
+    product.append(root / "app.py")
+    writers = {str(p.relative_to(root)) for p in product
+               if re.search(r"\.to_csv\(|csv\.(writer|DictWriter)\(", p.read_text(encoding="utf-8"))}
+    assert writers == {"ui/render.py"}, writers
+    source = (root / "ui" / "render.py").read_text(encoding="utf-8")
+    body = source[source.index("def frame_csv_text"):source.index("def csv_text")]
+    assert source.count(".to_csv(") == body.count(".to_csv(") == 1      # only inside frame_csv_text
+    assert source.count("csv.writer(") == body.count("csv.writer(") == 1
+    for path in product:
+        text = path.read_text(encoding="utf-8")
+        for call in re.finditer(r'mime="text/csv"', text):
+            start = text.rfind("download_button(", 0, call.start())
+            assert re.search(r"csv_text\(|frame_csv_text\(|map_csv\(", text[start:call.start()]), path
+
+
+def test_streamlits_own_table_download_is_off():
+    """st.dataframe's toolbar would download a table's cells raw; the app's config turns it off
+    (client.disableDataExport, Streamlit 1.67), every download being the app's own CSV button."""
+    import tomllib
+    from pathlib import Path
+
+    config = tomllib.loads((Path(__file__).resolve().parents[2] / ".streamlit" / "config.toml").read_text())
+    assert config["client"]["disableDataExport"] is True
+    from streamlit import config as streamlit_config
+    assert "client.disableDataExport" in streamlit_config._config_options_template    # the name is real
