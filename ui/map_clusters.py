@@ -18,6 +18,7 @@ from core.clusters import (
     check_cluster_settings,
     describe_clusters,
 )
+from core.map_worker import MapProcessStopped
 from core.tables import EmbeddingTable
 from core.token_props import PROPERTIES, property_matrix
 from ui import cached, jobs, render, state
@@ -98,6 +99,8 @@ def find_clusters(map_key: tuple, coords: np.ndarray, settings: ClusterSettings)
         return jobs.run_heavy(("clusters",) + key, work, f"the {settings.method} clusters of {len(coords):,} points")
     except ValueError as error:
         render.error_box(error)
+    except MapProcessStopped as error:   # not the settings: "try other settings" would send them astray
+        render.error_box(f"No clusters: {error}. Your settings are fine: ask again and a new map process starts.")
     except Exception:
         LOG.exception("clustering failed")
         render.error_box(f"{settings.method} could not cluster this map (the server's log says why). "
