@@ -260,6 +260,17 @@ def embedding_frame(table: EmbeddingTable, highlighted: list[int]):
     return styled.format(precision=3, subset=frame.columns[1:]) if hasattr(styled, "format") else styled.round(3)
 
 
+def table_rows_frame(table: EmbeddingTable, highlighted: list[int]) -> pd.DataFrame:
+    """The rows the two tables show (vocabulary_frame, embedding_frame) as one plain frame for CSV:
+    token id, token, row, x0..x(d-1) at full precision (Streamlit's own table download is off)."""
+    rows = _frame_rows(table, highlighted)
+    frame = pd.DataFrame(np.asarray(table.weight[rows], dtype=np.float64), columns=[f"x{j}" for j in range(table.width)])
+    frame.insert(0, "row", rows)
+    frame.insert(0, "token", [table.tokens[r] for r in rows])
+    frame.insert(0, "token id", [int(table.ids[r]) for r in rows])
+    return frame
+
+
 def frame_height(table: EmbeddingTable) -> int:
     """Pixel height that fits a small table exactly and scrolls a large one."""
     return min(3 + 35 * (min(table.vocab_size, MAX_FRAME_ROWS) + 1), 400)

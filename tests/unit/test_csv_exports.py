@@ -101,3 +101,21 @@ def test_streamlits_own_table_download_is_off():
     assert config["client"]["disableDataExport"] is True
     from streamlit import config as streamlit_config
     assert "client.disableDataExport" in streamlit_config._config_options_template    # the name is real
+
+
+def test_lookups_tables_have_their_own_csv():
+    """Streamlit's toolbar download is off, so Lookup's two tables (token <-> id, rows of E) get the
+    app's CSV of the rows they show: every row of a small table, text safe, numbers exact."""
+    from core.tables import EmbeddingTable
+    from ui.render import table_rows_frame
+
+    weight = np.linspace(-1, 1, 12, dtype=np.float32).reshape(4, 3)
+    table = EmbeddingTable("t", weight, ("=1+1", "b", "-c", "d"), np.array([7, 8, 9, 10]))
+    rows = list(csv.reader(io.StringIO(frame_csv_text(table_rows_frame(table, [1])), newline=""),
+                           quoting=csv.QUOTE_NONNUMERIC))
+    assert rows[0] == ["token id", "token", "row", "x0", "x1", "x2"]
+    assert [r[:3] for r in rows[1:]] == [[7, "'=1+1", 0], [8, "b", 1], [9, "'-c", 2], [10, "d", 3]]
+    np.testing.assert_array_equal(np.array([r[3:] for r in rows[1:]], dtype=np.float32), weight)
+    at = open_page("lookup", table="seed004")
+    assert "⬇ rows-seed004.csv (the rows shown: token id, token, row, vector)" in \
+        [button.proto.label for button in at.get("download_button")]
