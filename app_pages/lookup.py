@@ -57,6 +57,10 @@ def show_tables(report) -> None:
     with embedding:
         st.markdown("**Table 2 — embedding matrix E** (model): row → vector")
         render.show_frame(render.embedding_frame(table, highlighted), hide_index=True, height=render.frame_height(table))
+    file_name = f"{render.export_name('rows')}.csv"
+    st.download_button(f"⬇ {file_name} (the rows shown: token id, token, row, vector)",
+                       render.frame_csv_text(render.table_rows_frame(table, highlighted)), file_name=file_name,
+                       mime="text/csv", key="lookup_rows_csv")
     for row, positions in report.repeats.items():
         st.info(f"Token **{render.md(table.tokens[row])}** (id {int(table.ids[row])}) appears at positions "
                 f"{', '.join(map(str, positions))}: every occurrence reads the same row {row}, "

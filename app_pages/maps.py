@@ -11,6 +11,7 @@ import streamlit as st
 
 from core.figures.geometry import hover_texts
 from core.figures.map_clusters import clustered_map
+from core.map_worker import MapProcessStopped
 from core.limits import (
     DEFAULT_MAP_SAMPLE,
     MAP_ITERATIONS_RANGE,
@@ -147,6 +148,9 @@ def make_map(points: np.ndarray, settings: MapSettings):
         result = jobs.run_heavy(("map",) + key, work, f"the {settings.method} map of {len(points):,} points")
     except ValueError as error:
         render.error_box(error)
+        return None
+    except MapProcessStopped as error:   # not the settings: "try other settings" would send them astray
+        render.error_box(f"No map: {error}. Your settings are fine: ask again and a new map process starts.")
         return None
     except Exception:   # a library failing on odd data: said in our words, the details in the log
         logging.getLogger("embedding_lens.maps").exception("%s map failed", settings.method)

@@ -65,7 +65,7 @@ def show_maps(run, first: int, last: int) -> None:
     st.markdown("Upper triangle empty everywhere: **causal** model." if causal_seen else
                 "Weights above the diagonal: **bidirectional** model (later tokens are visible).")
     sinkless = state.kept_widget(st.toggle, "Leave out the first token (the attention sink)", "models_sinkless",
-                                 False, query="sinkless", parse=lambda raw: raw == "True")
+                                 False, query="sinkless", parse=state.parse_bool)
     shown = without_first_key(attentions[first:last + 1]) if sinkless else attentions[first:last + 1]
     title = (f"Attention weights · layers {first}–{last} of shape {attentions.shape} (L, H, T, T)"
              + (" · first key left out, rows renormalised over the others" if sinkless else ""))

@@ -25,6 +25,11 @@ IDLE_SECONDS = 120.0        # a child with no work for this long exits (the next
 Report = Callable[[float, str], None]
 
 
+class MapProcessStopped(RuntimeError):
+    """The map process ended in the middle of a job (killed, out of memory): the settings were not at
+    fault, and the next job starts a new process."""
+
+
 def _task(name: str, arguments: tuple, report: Report):
     """One job of the child: "map" (points, settings, pca_coords) -> MapResult, or "clusters"
     (coords, cluster settings) -> (n,) labels."""
@@ -84,7 +89,8 @@ class MapWorker:
 
         Waits its turn while calling `report` (so a Streamlit rerun can end the wait), then asks
         `ready()` whether someone made this map meanwhile. ValueError for settings or data that
-        cannot be mapped and for a map past the time limit; RuntimeError when the child failed.
+        cannot be mapped and for a map past the time limit; MapProcessStopped when the child died
+        during the job; RuntimeError when the child's library failed.
         Interrupted in any way (a rerun, a closed tab), the child is stopped: nothing of an
         abandoned job is left in the pipe.
         """
@@ -123,7 +129,8 @@ class MapWorker:
             except (EOFError, BrokenPipeError, ConnectionResetError):
                 self.stop()
                 if attempt or started:        # a child that died on the job itself is not asked again
-                    raise RuntimeError("the map's worker process ended unexpectedly") from None
+                    raise MapProcessStopped("the map process stopped before it finished (it was ended or ran "
+                                            "out of memory)") from None
         raise AssertionError("unreachable")
 
     def _started(self, report: Report) -> bool:

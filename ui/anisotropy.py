@@ -89,7 +89,7 @@ def show_anisotropy(table: EmbeddingTable) -> None:
                 "*All bark and no bite*) measure this by the **mean cosine of random pairs** and find that a "
                 "few **rogue dimensions** make most of it; standardising each dimension takes their power away.")
     standardise = state.kept_widget(st.toggle, "Standardise the dimensions (z-scores over the vocabulary)",
-                                    "hid_z", False, query="z", parse=lambda raw: raw in ("1", "True", "true"))
+                                    "hid_z", False, query="z", parse=state.parse_bool)
     if table.vocab_size < 50:
         st.warning(f"This table has {table.vocab_size} rows: a mean over {table.vocab_size * (table.vocab_size - 1):,} "
                    "ordered pairs says little about a vocabulary, and a dimension's 'share' is mostly chance.")
@@ -200,7 +200,7 @@ def show_layers(table: EmbeddingTable) -> None:
     if token_ids is None:
         return
     skip_first = state.kept_widget(st.toggle, "Leave out the first position (the attention sink)", "hid_sink",
-                                   bool(model.causal), query="sink", parse=lambda raw: raw in ("1", "True", "true"))
+                                   bool(model.causal), query="sink", parse=state.parse_bool)
     ids = tuple(token_ids[:MAX_MODEL_TOKENS])
     if len(ids) - int(skip_first) < 3:
         st.info("Type a text of a few more tokens: a mean over fewer than 3 vectors says nothing.")

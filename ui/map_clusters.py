@@ -3,8 +3,6 @@ of heavy jobs (the map's worker process runs scikit-learn), their labels, the ch
 tokens, and the map's CSV download."""
 from __future__ import annotations
 
-import csv
-import io
 import logging
 
 import numpy as np
@@ -20,6 +18,7 @@ from core.clusters import (
     check_cluster_settings,
     describe_clusters,
 )
+from core.map_worker import MapProcessStopped
 from core.tables import EmbeddingTable
 from core.token_props import PROPERTIES, property_matrix
 from ui import cached, jobs, render, state
@@ -100,6 +99,8 @@ def find_clusters(map_key: tuple, coords: np.ndarray, settings: ClusterSettings)
         return jobs.run_heavy(("clusters",) + key, work, f"the {settings.method} clusters of {len(coords):,} points")
     except ValueError as error:
         render.error_box(error)
+    except MapProcessStopped as error:   # not the settings: "try other settings" would send them astray
+        render.error_box(f"No clusters: {error}. Your settings are fine: ask again and a new map process starts.")
     except Exception:
         LOG.exception("clustering failed")
         render.error_box(f"{settings.method} could not cluster this map (the server's log says why). "
@@ -167,19 +168,16 @@ def cluster_tokens_frame(table: EmbeddingTable, points: np.ndarray, members: np.
 
 def map_csv(table: EmbeddingTable, points: np.ndarray, coords: np.ndarray, labels: np.ndarray | None,
             clusters: list[Cluster], settings_lines: list[str]) -> str:
-    """The map as CSV: '# ' lines with the map's settings, then token, id, x, y(, z), cluster,
-    cluster label. Tokens pass render.spreadsheet_safe (no cell a spreadsheet runs as a formula);
+    """The map as CSV, written by render.frame_csv_text (the one writer of every download): '# ' lines
+    with the map's settings, one quoted cell each, then token, id, x, y(, z), cluster, cluster label.
+    Every text cell (tokens, labels, the settings with the table's name) is spreadsheet-safe;
     cluster 0 = no cluster."""
-    buffer = io.StringIO()
-    for line in settings_lines:      # one line each: a line break in a table's name cannot start a row
-        buffer.write("# " + " ".join(str(line).splitlines()) + "\n")
-    writer = csv.writer(buffer, quoting=csv.QUOTE_NONNUMERIC, lineterminator="\n")
-    axes = ["x", "y", "z"][:coords.shape[1]]
-    writer.writerow(["token", "id", *axes, "cluster", "cluster label"])
+    clusters_of = np.full(len(points), -1) if labels is None else np.asarray(labels, dtype=np.int64)
     label_of = {c.number: c.label for c in clusters}
-    for i, row in enumerate(points):
-        cluster = -1 if labels is None else int(labels[i])
-        writer.writerow([render.spreadsheet_safe(table.tokens[row]), int(table.ids[row]),
-                         *(float(v) for v in coords[i]), cluster + 1,
-                         render.spreadsheet_safe(label_of.get(cluster, "no cluster"))])
-    return buffer.getvalue()
+    frame = pd.DataFrame({"token": [table.tokens[row] for row in points],
+                          "id": np.asarray(table.ids, dtype=np.int64)[points]})
+    for axis, column in zip(["x", "y", "z"], np.asarray(coords, dtype=np.float64).T):   # full precision
+        frame[axis] = column
+    frame["cluster"] = clusters_of + 1
+    frame["cluster label"] = [label_of.get(int(c), "no cluster") for c in clusters_of]
+    return render.frame_csv_text(frame, preamble=[f"# {line}" for line in settings_lines])

@@ -76,13 +76,14 @@ def frame_csv_text(frame: pd.DataFrame, preamble=()) -> str:
     """The one CSV writer of every download: text cells and headers spreadsheet-safe and quoted (a CR
     inside a token would otherwise end the row: pandas quotes only at "\n"), numbers unquoted at full
     precision (shortest repr of each float) so every spreadsheet reads them as numbers. preamble:
-    lines written first, one quoted, spreadsheet-safe cell each (a file's settings, say)."""
+    lines written first, one quoted, spreadsheet-safe cell each (a file's settings, say): a comma in a
+    table's name stays inside its cell, a line break in it becomes a space (it cannot start a row)."""
     import csv
 
     buffer = io.StringIO()
     writer = csv.writer(buffer, quoting=csv.QUOTE_NONNUMERIC, lineterminator="\n")
     for line in preamble:
-        writer.writerow([spreadsheet_safe(str(line))])
+        writer.writerow([spreadsheet_safe(" ".join(str(line).splitlines()))])
     spreadsheet_safe_frame(frame).to_csv(buffer, index=False, quoting=csv.QUOTE_NONNUMERIC, lineterminator="\n")
     return buffer.getvalue()
 
@@ -257,6 +258,17 @@ def embedding_frame(table: EmbeddingTable, highlighted: list[int]):
     frame.insert(0, "row", rows)
     styled = _highlight(frame, rows, highlighted)
     return styled.format(precision=3, subset=frame.columns[1:]) if hasattr(styled, "format") else styled.round(3)
+
+
+def table_rows_frame(table: EmbeddingTable, highlighted: list[int]) -> pd.DataFrame:
+    """The rows the two tables show (vocabulary_frame, embedding_frame) as one plain frame for CSV:
+    token id, token, row, x0..x(d-1) at full precision (Streamlit's own table download is off)."""
+    rows = _frame_rows(table, highlighted)
+    frame = pd.DataFrame(np.asarray(table.weight[rows], dtype=np.float64), columns=[f"x{j}" for j in range(table.width)])
+    frame.insert(0, "row", rows)
+    frame.insert(0, "token", [table.tokens[r] for r in rows])
+    frame.insert(0, "token id", [int(table.ids[r]) for r in rows])
+    return frame
 
 
 def frame_height(table: EmbeddingTable) -> int:

@@ -35,7 +35,7 @@ def pages() -> list:
 
 def _presentation_mode() -> bool:
     return bool(state.keep("present", False, query="present",
-                            parse=lambda raw: raw in ("1", "True", "true")))
+                            parse=state.parse_bool))
 
 
 def locked() -> bool:

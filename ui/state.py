@@ -160,11 +160,16 @@ def parse_int_in(low: int, high: int) -> Callable[[str], int]:
 def parse_float_in(low: float, high: float) -> Callable[[str], float]:
     return _parse_number_in(float, "a number", low, high)
 
+ON_VALUES = ("True", "true", "1")       # what the app writes (str(True)), and what a person types
+OFF_VALUES = ("False", "false", "0")
+
+
 def parse_bool(raw: str) -> bool:
-    """A toggle's value in the URL: exactly True or False."""
-    if raw not in ("True", "False"):
-        raise ValueError(f"{raw[:40]!r} is not True or False")
-    return raw == "True"
+    """Every on/off value in the URL (toggles, presentation mode): True/true/1 or False/false/0;
+    anything else is refused, so the link's warning says so instead of reading it as off."""
+    if raw not in ON_VALUES + OFF_VALUES:
+        raise ValueError(f"{raw[:40]!r} is not on or off (True or False, 1 or 0)")
+    return raw in ON_VALUES
 
 
 def parse_text(raw: str, limit: int = MAX_TEXT_CHARS) -> str:

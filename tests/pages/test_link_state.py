@@ -83,8 +83,10 @@ def test_home_lookup_attention_and_geometry_open_from_the_link():
     ("home", {"table": "seed004", "text": "The cat", "token": "9"}, "home_position", 0),
     ("lookup", {"perm": "[x](http://127.0.0.1:9/x)"}, "lookup_perm", "reverse"),
     ("attention", {"table": "seed004", "text": "The cat", "swap": "7"}, "attn_swap_i", 0),
-    ("attention", {"ex000": "1"}, "attn_seed000", False),
+    ("attention", {"ex000": "yes"}, "attn_seed000", False),
     ("geometry", {"preset": "maybe"}, "geo_preset_h_w", False),
+    ("hidden", {"z": "maybe"}, "hid_z", False),            # issue 32: read as off, with no word, before
+    ("hidden", {"table": "minilm", "text": "The cat sat on the mat", "sink": "no way"}, "hid_sink", False),
 ])
 def test_a_tampered_value_is_refused_in_plain_text(page, params, name, default):
     at = open_page(page, **params)
@@ -95,3 +97,18 @@ def test_a_tampered_value_is_refused_in_plain_text(page, params, name, default):
     assert len(warnings) == 1, texts(at.warning)
     if any(mark in bad for mark in "*[]()"):
         assert bad not in warnings[0], warnings[0]               # escaped: shown as text, not Markdown
+
+
+def test_every_on_off_value_reads_one_vocabulary():
+    """One parse for every on/off URL value (ui.state.parse_bool): True/true/1 on, False/false/0 off,
+    anything else refused with the link's warning (Hidden's z= and sink= read it as off, unsaid)."""
+    from ui.state import parse_bool
+
+    assert [parse_bool(raw) for raw in ("True", "true", "1", "False", "false", "0")] == [True] * 3 + [False] * 3
+    for raw in ("yes", "", "TRUE ", "2", "off"):
+        with pytest.raises(ValueError, match="is not on or off"):
+            parse_bool(raw)
+    at = open_page("hidden", z="true")
+    assert values(at)["hid_z"] is True and not [w for w in texts(at.warning) if "was not used" in w]
+    at = open_page("hidden", table="minilm", text="The cat sat on the mat", sink="1")
+    assert values(at)["hid_sink"] is True and query(at, "sink") == "True"

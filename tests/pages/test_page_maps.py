@@ -181,3 +181,24 @@ def test_a_pretrained_tables_sample_gets_labelled_clusters_and_density():
     data = figure(at, 0)["data"]
     assert data[0]["type"] == "histogram2dcontour"                       # density under the points
     assert at.query_params["clusters"] == "HDBSCAN" and at.query_params["min_size"] == "10"
+
+
+def test_a_map_process_that_died_is_said_to_have_stopped(monkeypatch):
+    """The map process killed for real as the job starts: the page says it stopped and that the
+    settings are fine, not "Try other settings"."""
+    import os
+    import signal
+
+    from core.map_worker import MapWorker
+
+    started = MapWorker._started
+
+    def killed_as_it_starts(self, report):
+        os.kill(self.child_pid, signal.SIGKILL)
+        return started(self, report)
+    monkeypatch.setattr(MapWorker, "_started", killed_as_it_starts)
+    at = open_page("maps", table="seed001-lab", perplexity="3", iters="93")
+    draw(at)
+    errors = texts(at.error)
+    assert any("the map process stopped before it finished" in e and "settings are fine" in e for e in errors), errors
+    assert not any("Try other settings" in e for e in errors)

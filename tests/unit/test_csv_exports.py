@@ -65,3 +65,57 @@ def test_lookup_csv_is_named_after_figure_and_table():
     buttons = at.get("download_button")
     names = [button.proto.label for button in buttons]
     assert "⬇ x-lookup-seed004.csv" in names and "⬇ s-one-hot-seed004.csv" in names, names
+
+
+def test_every_csv_in_product_code_is_written_by_the_one_writer():
+    """Issue 32 item 4: one writer for every download. No product module writes CSV itself (to_csv,
+    csv.writer, csv.DictWriter) except ui/render.py's frame_csv_text, and every "text/csv" download
+    button's data comes from it (render.csv_text, render.frame_csv_text or map_clusters.map_csv)."""
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    product = [p for folder in ("ui", "app_pages", "core") for p in (root / folder).rglob("*.py")]
+    product.append(root / "app.py")
+    writers = {str(p.relative_to(root)) for p in product
+               if re.search(r"\.to_csv\(|csv\.(writer|DictWriter)\(", p.read_text(encoding="utf-8"))}
+    assert writers == {"ui/render.py"}, writers
+    source = (root / "ui" / "render.py").read_text(encoding="utf-8")
+    body = source[source.index("def frame_csv_text"):source.index("def csv_text")]
+    assert source.count(".to_csv(") == body.count(".to_csv(") == 1      # only inside frame_csv_text
+    assert source.count("csv.writer(") == body.count("csv.writer(") == 1
+    for path in product:
+        text = path.read_text(encoding="utf-8")
+        for call in re.finditer(r'mime="text/csv"', text):
+            start = text.rfind("download_button(", 0, call.start())
+            assert re.search(r"csv_text\(|frame_csv_text\(|map_csv\(", text[start:call.start()]), path
+
+
+def test_streamlits_own_table_download_is_off():
+    """st.dataframe's toolbar would download a table's cells raw; the app's config turns it off
+    (client.disableDataExport, Streamlit 1.67), every download being the app's own CSV button."""
+    import tomllib
+    from pathlib import Path
+
+    config = tomllib.loads((Path(__file__).resolve().parents[2] / ".streamlit" / "config.toml").read_text())
+    assert config["client"]["disableDataExport"] is True
+    from streamlit import config as streamlit_config
+    assert "client.disableDataExport" in streamlit_config._config_options_template    # the name is real
+
+
+def test_lookups_tables_have_their_own_csv():
+    """Streamlit's toolbar download is off, so Lookup's two tables (token <-> id, rows of E) get the
+    app's CSV of the rows they show: every row of a small table, text safe, numbers exact."""
+    from core.tables import EmbeddingTable
+    from ui.render import table_rows_frame
+
+    weight = np.linspace(-1, 1, 12, dtype=np.float32).reshape(4, 3)
+    table = EmbeddingTable("t", weight, ("=1+1", "b", "-c", "d"), np.array([7, 8, 9, 10]))
+    rows = list(csv.reader(io.StringIO(frame_csv_text(table_rows_frame(table, [1])), newline=""),
+                           quoting=csv.QUOTE_NONNUMERIC))
+    assert rows[0] == ["token id", "token", "row", "x0", "x1", "x2"]
+    assert [r[:3] for r in rows[1:]] == [[7, "'=1+1", 0], [8, "b", 1], [9, "'-c", 2], [10, "d", 3]]
+    np.testing.assert_array_equal(np.array([r[3:] for r in rows[1:]], dtype=np.float32), weight)
+    at = open_page("lookup", table="seed004")
+    assert "⬇ rows-seed004.csv (the rows shown: token id, token, row, vector)" in \
+        [button.proto.label for button in at.get("download_button")]

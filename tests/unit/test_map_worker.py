@@ -119,3 +119,28 @@ def test_clusters_are_found_in_the_worker_as_in_process(worker):
         assert np.array_equal(labels, find_clusters(coords, settings)) and not labels.flags.writeable
     with pytest.raises(ValueError, match="k = 4 clusters need at least 4 points; the map has 3"):
         worker.clusters(coords[:3], ClusterSettings(method="k-means", k=4))
+
+
+def test_a_map_process_that_dies_during_the_job_is_said_as_such(monkeypatch):
+    """Issue 32 "also seen": a killed map process read as a library failure ("Try other settings").
+    Killed for real as its job starts: MapProcessStopped (not the settings' fault), and the next map
+    starts a new process."""
+    import os
+    import signal
+
+    from core.map_worker import MapProcessStopped
+
+    worker = MapWorker(idle_seconds=30)
+    started = MapWorker._started
+
+    def killed_as_it_starts(self, report):
+        os.kill(self.child_pid, signal.SIGKILL)
+        return started(self, report)
+    monkeypatch.setattr(MapWorker, "_started", killed_as_it_starts)
+    try:
+        with pytest.raises(MapProcessStopped, match="the map process stopped before it finished"):
+            worker.make(clusters(), MapSettings(perplexity=10, iterations=50))
+        monkeypatch.setattr(MapWorker, "_started", started)
+        assert worker.make(clusters(), MapSettings(perplexity=10, iterations=50)).embedded.shape == (180, 2)
+    finally:
+        worker.stop()

@@ -205,7 +205,8 @@ def test_two_sessions_convert_once(tmp_path, monkeypatch):
         folder.mkdir(parents=True)
         (folder / "model.safetensors").write_bytes(b"0" * 10)
         (folder / "config.json").write_text("{}")
-        (folder / "complete.json").write_text(json.dumps({"weights_bytes": 10}))
+        (folder / "tokenizer.json").write_text("{}")
+        model_cache._write_marker(folder, "fake")     # every file's size and hash, as a real build
         return folder
 
     monkeypatch.setattr(model_cache, "build_smollm2_cache", fake_build)

@@ -179,3 +179,46 @@ def test_no_figure_builder_puts_a_token_in_a_template():
 
     for fig in built:
         assert not [t for t in templates(fig.to_plotly_json()) if "EVIL" in t]
+
+
+NOTE_PAYLOADS = PAYLOADS + ["a|b", "x\n# heading", "1. list", "> quote", "---", "<https://127.0.0.1:9/>",
+                            "[ref]: http://127.0.0.1:9/", "&amp; &#60;", "    indented", "\\", "*", "__u__",
+                            "<!-- c -->", "x@example.com"]
+
+
+def test_notes_show_hostile_tokens_names_and_answers_as_text():
+    """Issue 32 "also seen": the Markdown notes escaped only |, backtick and backslash. With every
+    stranger's text in them (the table's tokens and name, the learner's answers, the answers' words)
+    the notes render, in the reference renderer, to exactly the structure they have with plain words
+    in those places: no link, image, HTML, emphasis, heading or list of a token's making, the table
+    keeping its columns; and each payload reads as itself."""
+    import datetime
+
+    from core.lessons.notes import notes_markdown
+    from core.lessons.questions import Reveal
+    from core.lessons.tours import TOURS
+    from core.tables import EmbeddingTable
+
+    def notes(words):
+        table = EmbeddingTable(words[0], np.eye(len(words), 2, dtype=np.float32), tuple(words), np.arange(len(words)))
+        tour = TOURS["seed004"]
+        answers = {("seed004", question.key): words[i % len(words)]
+                   for i, question in enumerate(q for step in tour.steps for q in step.questions)}
+        return notes_markdown("seed004", tour, answers, lambda name: table,
+                              lambda question: Reveal(words[1], None, words[2], words[3]),
+                              lambda question, given: str(given), datetime.date(2026, 12, 2))
+
+    def structure(markdown):
+        return [(token.type, token.tag) for token in RENDER.parse(markdown)] + \
+            [(child.type, child.tag) for token in RENDER.parse(markdown) for child in token.children or []
+             if child.type != "text"]
+
+    for start in range(0, len(NOTE_PAYLOADS), 10):     # tables of 10 rows: the notes copy tables of up to 12
+        payloads = NOTE_PAYLOADS[start:start + 10]
+        hostile = notes(payloads)
+        assert structure(hostile) == structure(notes([f"word{i}" for i in range(len(payloads))]))
+        html = RENDER.render(hostile)
+        assert "<table>" in html and not re.search(r"<(a|img|code|del|blockquote|ol|hr|script)\b|<!--", html), html
+        shown = html.replace(WORD_JOINER, "")
+        for payload in payloads:
+            assert html_literal(payload.replace("\n", " ")).replace('"', "&quot;") in shown, payload
