@@ -1,7 +1,8 @@
 """Embedding Lens: the frame. Page config, navigation and sidebar (ui.shell), the chosen page,
 then the URL brought up to date with every value the run used."""
-from ui import shell, state, warm
+from ui import server_guard, shell, state, warm
 
+server_guard.install()        # once per process: a client's clear_cache message is refused (ui/server_guard.py)
 state.start_query_registry()
 page = shell.shell()          # st.set_page_config, st.navigation(shell.pages()), the sidebar
 state.on_page(page.url_path)

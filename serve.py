@@ -3,8 +3,9 @@
 The pages are app.py's (st.App runs that script for every session, exactly as `streamlit run
 app.py` does); this launcher adds one thing, a lifespan hook that Streamlit runs once when the
 server starts, after its runtime is up (so the app's st.cache_resource functions are shared
-with every later session): it starts the warm-up of EMBEDDING_LENS_WARM (ui/warm.py). With
-`streamlit run app.py` the same warm-up starts at the server's first page run instead.
+with every later session): it starts the warm-up of EMBEDDING_LENS_WARM (ui/warm.py) and refuses
+clients' clear_cache messages (ui/server_guard.py). With `streamlit run app.py` both start at the
+server's first page run instead.
 """
 from contextlib import asynccontextmanager
 
@@ -13,8 +14,9 @@ import streamlit as st
 
 @asynccontextmanager
 async def start_warm(_app):
-    from ui import warm
+    from ui import server_guard, warm
 
+    server_guard.install()  # before any visitor: a client's clear_cache message is refused
     warm.warm_up()          # a background thread: the server answers at once
     yield
 

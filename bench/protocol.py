@@ -60,8 +60,12 @@ def _element_text(kind: str, element) -> str:
 class Session:
     """One browser tab's worth of protocol: `open` a page, `set` a widget by its key."""
 
-    def __init__(self, url: str, timeout: float = 300.0, cookie: str | None = None):
+    def __init__(self, url: str, timeout: float = 300.0, cookie: str | None = None,
+                 headers: dict[str, str] | None = None):
         self.base = url.rstrip("/")
+        # more handshake headers: X-Forwarded-For from 127.0.0.1 is trusted by uvicorn (its default
+        # FORWARDED_ALLOW_IPS), so a test can be several visitors, or one visitor with several sockets
+        self.headers = dict(headers or {})
         self.url = self.base.replace("http://", "ws://").replace("https://", "wss://") + "/_stcore/stream"
         self.timeout = timeout
         self.cookie = cookie        # None: fetched from the page, as a browser does before the websocket
@@ -78,10 +82,15 @@ class Session:
         Streamlit's XSRF cookie), then open the websocket with them, as a browser does."""
         if self.cookie is None:
             self.cookie = await asyncio.to_thread(_page_cookies, self.base + "/", self.timeout)
-        headers = {"Cookie": self.cookie} if self.cookie else None
+        headers = {**self.headers, **({"Cookie": self.cookie} if self.cookie else {})} or None
         self.socket = await websockets.connect(self.url, subprotocols=["streamlit"], max_size=None,
                                                open_timeout=self.timeout, ping_interval=None,
                                                additional_headers=headers)
+
+    async def send_only(self, message: BackMsg) -> None:
+        """Send a BackMsg that starts no run (clear_cache): the server answers nothing to wait for;
+        the next `open` or `set` is handled after it (one session's messages are handled in order)."""
+        await self.socket.send(message.SerializeToString())
 
     async def close(self) -> None:
         if self.socket is not None:

@@ -7,6 +7,9 @@ out of memory) nor let whoever asks most often go first. So:
   and, while others run, only if their declared memory fits beside them (a job alone always runs);
 - a session has at most one job queued or running: asking for another while one waits takes the
   old one out of the line (the new one goes to the back); while one runs, the new one is refused;
+- a visitor (a client address: all its tabs and sockets) has at most `visitor_limit` jobs it asked
+  for queued or running: a new job from its other sessions is refused until one ends, so one
+  stranger holding N websockets cannot queue N long jobs ahead of everyone;
 - identical requests (same key) are made once: a second asker joins the job already in line and
   keeps the first asker's place;
 - a queued job whose askers have all left is dropped; a running one is told to stop;
@@ -37,6 +40,10 @@ class BusyError(ValueError):
     """The session already has a heavy job running; it must finish before another is asked for."""
 
 
+class VisitorBusyError(BusyError):
+    """The visitor's other sessions (tabs, sockets from the same address) hold its places in line."""
+
+
 @dataclass(eq=False)
 class Job:
     key: Hashable
@@ -52,6 +59,7 @@ class Job:
     asked_at: float = 0.0
     started_at: float | None = None
     finished_at: float | None = None
+    visitor: Hashable | None = None    # who asked for it first (a client address), None: not counted
     _finished: threading.Event = field(default_factory=threading.Event)
 
     def wait(self, timeout: float | None = None) -> bool:
@@ -78,10 +86,14 @@ class JobQueue:
     of visitors who left); `clock` is injectable for tests."""
 
     def __init__(self, limit: int = 1, memory_limit_bytes: int | None = None,
-                 alive: Callable[[str], bool] = lambda session: True, clock: Callable[[], float] = time.monotonic):
+                 alive: Callable[[str], bool] = lambda session: True, clock: Callable[[], float] = time.monotonic,
+                 visitor_limit: int = 1):
         if limit < 1:
             raise ValueError(f"the limit of jobs at once must be at least 1, not {limit}")
+        if visitor_limit < 1:
+            raise ValueError(f"the limit of jobs per visitor must be at least 1, not {visitor_limit}")
         self.limit = limit
+        self.visitor_limit = visitor_limit
         self.memory_limit_bytes = memory_limit_bytes
         self._alive = alive
         self._clock = clock
@@ -94,11 +106,14 @@ class JobQueue:
 
     # -- asking ---------------------------------------------------------------------------------
     def submit(self, session: str, key: Hashable, work: Callable[[Report], Any], label: str = "",
-               memory_bytes: int = 0) -> Job:
+               memory_bytes: int = 0, visitor: Hashable | None = None) -> Job:
         """The job for `key` (new at the back of the line, or the one already queued or running,
-        shared). BusyError when this session's other job is running."""
+        shared). BusyError when this session's other job is running; VisitorBusyError when a new
+        job would give `visitor` (None: no limit) more than visitor_limit places."""
         with self._lock:
             current = self._of_session.get(session)
+            if visitor is not None and key not in self._by_key:     # joining a job takes no place
+                self._admit(visitor, current)
             if current is not None and current.key != key and current.state in (QUEUED, RUNNING):
                 if current.state == RUNNING:
                     what = current.label or "the heavy job"
@@ -107,7 +122,8 @@ class JobQueue:
                 self._withdraw(session, current)
             job = self._by_key.get(key)
             if job is None:
-                job = Job(key, label, work, max(0, int(memory_bytes)), next(self._tickets), asked_at=self._clock())
+                job = Job(key, label, work, max(0, int(memory_bytes)), next(self._tickets), asked_at=self._clock(),
+                          visitor=visitor)
                 self._by_key[key] = job
                 self._line.append(job)
             job.owners.add(session)
@@ -139,6 +155,18 @@ class JobQueue:
             return {"running": [job.label for job in self._running], "queued": [job.label for job in self._line]}
 
     # -- inside ---------------------------------------------------------------------------------
+    def _admit(self, visitor: Hashable, current: Job | None) -> None:
+        """VisitorBusyError when the visitor's jobs in line, other than this session's own (which a
+        new ask replaces), already fill its places."""
+        self._drop_abandoned()              # a closed tab's queued job holds no place
+        held = [job for job in (*self._running, *self._line) if job.visitor == visitor and job is not current]
+        if len(held) >= self.visitor_limit:
+            what = held[0].label or "a heavy job"
+            raise VisitorBusyError(
+                f"Another tab or window of yours already has {what} in this server's line of heavy jobs "
+                f"({self.visitor_limit} place{'s' if self.visitor_limit > 1 else ''} per visitor): "
+                "wait until it is made, then ask again.")
+
     def _withdraw(self, session: str, job: Job) -> None:
         job.owners.discard(session)
         if self._of_session.get(session) is job:

@@ -39,6 +39,9 @@ class OperatorSettings:
     max_model_params: int = DEFAULT_MAX_MODEL_PARAMS
     # EMBEDDING_LENS_MODEL_MEMORY_MB: bytes of weights the shared model cache may hold
     model_memory_bytes: int = DEFAULT_MODEL_MEMORY_MB * MIB
+    # EMBEDDING_LENS_ALLOW_CLEAR_CACHE: obey a client's "clear cache" message (off: any stranger
+    # could empty every visitor's caches, ui/server_guard.py)
+    allow_clear_cache: bool = False
     # why these two bounds are what they are, in words for the sidebar
     # (explanations: two settings with the same bounds are equal whatever the reason)
     memory_reason: str = field(default="the default", compare=False)
@@ -124,6 +127,7 @@ def operator_settings(cgroup: Path | None = None) -> OperatorSettings:
     return OperatorSettings(
         local_folders=_flag("EMBEDDING_LENS_LOCAL_FOLDERS", defaults.local_folders),
         hub=_flag("EMBEDDING_LENS_HUB", defaults.hub),
+        allow_clear_cache=_flag("EMBEDDING_LENS_ALLOW_CLEAR_CACHE", defaults.allow_clear_cache),
         max_model_params=params,
         model_memory_bytes=memory,
         memory_reason=memory_reason,
@@ -147,6 +151,9 @@ class ClassSettings:
     heavy_jobs: int = 1
     # EMBEDDING_LENS_HEAVY_MEMORY_MB: their declared memory together, when more than one runs
     heavy_memory_bytes: int = 1024 * MIB
+    # EMBEDDING_LENS_HEAVY_JOBS_PER_VISITOR: jobs one client address may have in the line at once
+    # (its tabs and sockets together); a class behind one school address may need more
+    heavy_jobs_per_visitor: int = 1
     # EMBEDDING_LENS_WARM: built-in tables prepared in the background at start ("none": none)
     warm: tuple[str, ...] = DEFAULT_WARM
 
@@ -192,5 +199,7 @@ def class_settings(known_tables: tuple[str, ...]) -> tuple[ClassSettings, list[s
     return ClassSettings(
         heavy_jobs=_positive_int_or(os.environ.get("EMBEDDING_LENS_HEAVY_JOBS", ""), defaults.heavy_jobs),
         heavy_memory_bytes=_positive_int_or(os.environ.get("EMBEDDING_LENS_HEAVY_MEMORY_MB", ""), 1024) * MIB,
+        heavy_jobs_per_visitor=_positive_int_or(os.environ.get("EMBEDDING_LENS_HEAVY_JOBS_PER_VISITOR", ""),
+                                                defaults.heavy_jobs_per_visitor),
         warm=warm,
     ), unknown

@@ -17,6 +17,7 @@ import streamlit as st
 
 from core.derived import DerivedStore
 from core.limits import DERIVED_CACHE_BYTES
+from core.server_objects import shared
 from core.tables import EmbeddingTable
 from core.toy_tables import toy_table
 
@@ -28,10 +29,14 @@ def toy_table_named(name: str) -> EmbeddingTable:
     return toy_table(name)
 
 
-@st.cache_resource(show_spinner=False)
 def model_store():
     """The server's models, bounded by bytes (EMBEDDING_LENS_MODEL_MEMORY_MB). Created once per
-    server, which is also when staging folders of a killed conversion are removed."""
+    server, which is also when staging folders of a killed conversion are removed; out of
+    st.cache_resource's reach (core/server_objects.py), so no clear loads the models twice."""
+    return shared("model store", _new_model_store)
+
+
+def _new_model_store():
     from core.models.smollm2_cache import clean_interrupted_conversions
     from core.models.store import ModelStore
     from core.settings import operator_settings
@@ -82,10 +87,9 @@ def release_memory() -> None:
         pass
 
 
-@st.cache_resource(show_spinner=False)
 def derived_store() -> DerivedStore:
-    """The server's derived arrays, at most DERIVED_CACHE_BYTES of them."""
-    return DerivedStore(DERIVED_CACHE_BYTES)
+    """The server's derived arrays, at most DERIVED_CACHE_BYTES of them (once per server)."""
+    return shared("derived store", lambda: DerivedStore(DERIVED_CACHE_BYTES))
 
 
 def is_private(table_key: str) -> bool:
@@ -238,13 +242,13 @@ def map_results():
     return SharedResults(limit=24)
 
 
-@st.cache_resource(show_spinner=False)
 def map_worker():
     """The server's map maker: a child process (t-SNE's and UMAP's libraries never enter the
-    server), one map at a time, so a second visitor's map waits instead of halving everyone's speed."""
+    server), one map at a time, so a second visitor's map waits instead of halving everyone's speed.
+    Once per server: a second worker would be a second child process."""
     from core.map_worker import MapWorker
 
-    return MapWorker()
+    return shared("map worker", MapWorker)
 
 
 def rows_digest(rows: np.ndarray) -> str:

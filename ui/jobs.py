@@ -14,6 +14,7 @@ import streamlit as st
 
 from core.jobs import BusyError, JobQueue, JobStopped, Report
 from core.limits import MIB
+from core.server_objects import shared
 from core.settings import class_settings
 
 POLL_SECONDS = 0.25        # how often a waiting page looks at its job
@@ -33,14 +34,29 @@ def _session_alive(session: str) -> bool:
     return runtime.get_instance().is_active_session(session)
 
 
-@st.cache_resource(show_spinner=False)
 def heavy_queue() -> JobQueue:
-    """The server's one line of heavy jobs (limit and memory from the operator's settings)."""
+    """The server's one line of heavy jobs (limit and memory from the operator's settings), made
+    once per server: a rebuilt line would forget every place in it (core/server_objects.py)."""
+    return shared("heavy-job line", _new_heavy_queue)
+
+
+def _new_heavy_queue() -> JobQueue:
     from core.models.pretrained import BUILTIN_MODELS, BUILTIN_TABLES
 
     settings, _ = class_settings(tuple(BUILTIN_MODELS) + tuple(BUILTIN_TABLES))
     return JobQueue(limit=settings.heavy_jobs, memory_limit_bytes=settings.heavy_memory_bytes,
-                    alive=_session_alive)
+                    alive=_session_alive, visitor_limit=settings.heavy_jobs_per_visitor)
+
+
+def visitor_id() -> str | None:
+    """The client address behind this session (all its tabs and sockets are one visitor in the
+    line), or None when the server sees none: Streamlit reports no address for a loopback peer (a
+    local user, or a proxy on this machine that does not forward addresses), and then each session
+    is its own visitor."""
+    try:
+        return st.context.ip_address
+    except Exception:       # no runtime (bare runs): no address
+        return None
 
 
 def session_id() -> str:
@@ -63,11 +79,12 @@ def run_heavy(key: Hashable, work: Callable[[Report], Any], label: str, memory_b
 
     `label` names the job for the waiter ("the t-SNE map"). The job's own exceptions are
     re-raised (ValueError: the caller shows it as a message); BusyError (a ValueError) when this
-    session's previous heavy job is still running. A job dropped because its session left ends
+    session's previous heavy job is still running, or another session from the same address holds
+    the visitor's place in line. A job dropped because its session left ends
     this run quietly (nobody is there to see it).
     """
     queue = heavy_queue()
-    job = queue.submit(session_id(), key, work, label, memory_bytes)
+    job = queue.submit(session_id(), key, work, label, memory_bytes, visitor=visitor_id())
     box = st.empty()
     shown, drawn_at = None, 0.0
     try:

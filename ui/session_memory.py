@@ -154,9 +154,14 @@ def _sweep_forever(stop: threading.Event, seconds: float) -> None:
             LOG.exception("releasing ended sessions failed")
 
 
-@st.cache_resource(show_spinner=False)
 def session_sweeper(seconds: float = SESSION_SWEEP_SECONDS) -> threading.Event:
-    """Start the server's sweeper once; the returned event stops it."""
-    stop = threading.Event()
-    threading.Thread(target=_sweep_forever, args=(stop, seconds), name="session-sweeper", daemon=True).start()
-    return stop
+    """Start the server's sweeper once (a second thread would sweep beside it); the returned
+    event stops it."""
+    from core.server_objects import shared
+
+    def start() -> threading.Event:
+        stop = threading.Event()
+        threading.Thread(target=_sweep_forever, args=(stop, seconds), name="session-sweeper", daemon=True).start()
+        return stop
+
+    return shared(f"session sweeper every {seconds} s", start)

@@ -14,6 +14,7 @@ import streamlit as st
 
 from core.heap import HeapFreezer
 from core.limits import MAX_SHOWN_MODEL_TOKENS
+from core.server_objects import shared
 from core.settings import class_settings
 from core.warm import WarmTable, WarmUp
 from ui import cached, tables
@@ -63,9 +64,13 @@ def plan(names: tuple[str, ...]) -> tuple[WarmTable, ...]:
     return tuple(chosen)
 
 
-@st.cache_resource(show_spinner=False)
 def warm_up() -> WarmUp:
-    """Started once per server, by its first page run."""
+    """Started once per server, by its first page run (or serve.py's start); never again, whatever
+    a client clears (core/server_objects.py)."""
+    return shared("warm-up", _start_warm_up)
+
+
+def _start_warm_up() -> WarmUp:
     from core.models.pretrained import BUILTIN_MODELS, BUILTIN_TABLES
 
     settings, unknown = class_settings(tuple(BUILTIN_MODELS) + tuple(BUILTIN_TABLES))
@@ -76,10 +81,9 @@ def warm_up() -> WarmUp:
     return WarmUp(plan(settings.warm), on_done=heap_freezer().refreeze).start()
 
 
-@st.cache_resource(show_spinner=False)
 def heap_freezer() -> HeapFreezer:
     """The server's one freezer of long-lived objects (core/heap.py)."""
-    return HeapFreezer()
+    return shared("heap freezer", HeapFreezer)
 
 
 def keep_heap_frozen() -> None:

@@ -6,7 +6,10 @@ visitor's light step is served while the maps wait. The first map is a 500-row s
 5-point maps of a toy table. Each visitor asks only once the one before it has seen its job's
 status, so the order of asking is known. Clusters are off: a map's clustering is a heavy job of its
 own, queued after the map (in order too), which would end the first visitor's run after the others'
-maps."""
+maps.
+
+Places are per visitor, not per socket (issue 32, 6): two sessions from one client address (its
+X-Forwarded-For, which uvicorn trusts from 127.0.0.1) hold one place; the second is told to wait."""
 from __future__ import annotations
 
 import asyncio
@@ -29,8 +32,8 @@ def server():
     stop_server(process)
 
 
-async def _visitor(url: str, query: str) -> Session:
-    session = Session(url, timeout=600)
+async def _visitor(url: str, query: str, headers: dict | None = None) -> Session:
+    session = Session(url, timeout=600, headers=headers)
     await session.connect()
     opened = await session.open("maps", query)
     assert opened.errors == [] and "maps_draw" in session.widgets, opened.errors
@@ -107,3 +110,36 @@ def test_sessions_are_served_first_in_first_out_and_a_light_step_is_not_starved(
     # The light step of a fourth session ran while the heavy jobs were still waiting or running.
     assert light_step.errors == [] and light_step.runs >= 1
     assert light_end < ended["second again"], (light_end, ended)
+
+
+async def _one_visitor_two_sockets(url: str):
+    stranger, other = {"X-Forwarded-For": "203.0.113.5"}, {"X-Forwarded-For": "203.0.113.9"}
+    tab1 = await _visitor(url, "table=minilm&n=1500&seed=21&clusters=off", stranger)
+    tab2 = await _visitor(url, "table=seed004&seed=22&iters=1000&clusters=off", stranger)
+    someone = await _visitor(url, "table=seed004&seed=23&iters=1000&clusters=off", other)
+    ended: dict[str, float] = {}
+    seen = [asyncio.Event() for _ in range(2)]
+    try:
+        a = asyncio.create_task(_ask(tab1, ended, "tab 1", seen[0]))
+        await asyncio.wait_for(seen[0].wait(), 300)
+        refused = await tab2.set("maps_draw", True)
+        refused_at = time.monotonic()
+        b = asyncio.create_task(_ask(someone, ended, "someone", seen[1]))
+        await asyncio.wait_for(seen[1].wait(), 300)
+        return refused, refused_at, {"tab 1": await a, "someone": await b}, ended
+    finally:
+        for session in (tab1, tab2, someone):
+            await session.close()
+
+
+def test_a_visitor_with_two_sockets_holds_one_place_and_is_told_to_wait(server):
+    refused, refused_at, results, ended = asyncio.run(_one_visitor_two_sockets(server))
+    said = [error.replace("\\", "") for error in refused.errors]      # the box escapes Markdown: plain text
+    assert len(said) == 1 and said[0].startswith(
+        "error box: Another tab or window of yours already has the t-SNE map of 1,500 points"), said
+    assert refused.queue_seconds is None                   # no place in line for the second socket
+    assert refused_at < ended["tab 1"]                     # told at once, while its first map was made
+    for name, (result, _) in results.items():
+        assert result.errors == [], (name, result.errors)
+    assert results["tab 1"][1] == [] and results["someone"][1][:1] == [1]   # another address still queues
+    assert ended["tab 1"] < ended["someone"]

@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from core.jobs import DONE, DROPPED, FAILED, RUNNING, BusyError, JobQueue, JobStopped
+from core.jobs import DONE, DROPPED, FAILED, RUNNING, BusyError, JobQueue, JobStopped, VisitorBusyError
 
 
 class Gates:
@@ -231,3 +231,58 @@ def test_rankings_of_several_sessions_never_run_together_with_the_servers_settin
     gates.release("map")
     assert shared_map.wait(5)
     assert gates.started == ["rank 0", "rank 1", "rank 2", "map"]
+
+
+def test_one_visitor_with_many_sockets_holds_one_place_in_line():
+    """Issue 32 (6): a stranger with N websockets (N sessions, one address) queued N long jobs.
+    Now its second session's new job is refused while the first's is queued or running; another
+    visitor still queues; a job of its own session is replaced as before; joining an identical job
+    takes no place; once its job ends, the visitor may ask again."""
+    gates, queue = Gates(), JobQueue(limit=1)
+    other = queue.submit("other", "other map", gates.work("other map"), visitor="10.0.0.9")
+    mine = queue.submit("tab 1", "map a", gates.work("map a"), label="the t-SNE map", visitor="10.0.0.5")
+    with pytest.raises(VisitorBusyError, match="Another tab or window of yours already has the t-SNE map"):
+        queue.submit("tab 2", "map b", gates.work("map b"), visitor="10.0.0.5")
+    assert queue.snapshot()["queued"] == ["the t-SNE map"]                # nothing of tab 2 in line
+    third = queue.submit("stranger 2", "map c", gates.work("map c"), visitor="10.0.0.7")
+    assert [queue.place(job) for job in (other, mine, third)] == [0, 1, 2]
+    assert queue.submit("tab 2", "other map", gates.work("other map"), visitor="10.0.0.5") is other
+    replaced = queue.submit("tab 1", "map d", gates.work("map d"), visitor="10.0.0.5")     # its own: to the back
+    assert mine.state == DROPPED and queue.place(replaced) == 2
+    with pytest.raises(VisitorBusyError):                                  # still one place for the visitor
+        queue.submit("tab 3", "map e", gates.work("map e"), visitor="10.0.0.5")
+    for name in ("other map", "map c", "map d"):
+        gates.release(name)
+    for job in (other, third, replaced):
+        assert job.wait(5)
+    again = queue.submit("tab 2", "map b", gates.work("map b", result="b"), visitor="10.0.0.5")
+    gates.release("map b")
+    assert again.wait(5) and again.outcome() == "b"
+
+
+def test_a_visitor_limit_above_one_and_sessions_without_an_address():
+    gates, queue = Gates(), JobQueue(limit=1, visitor_limit=2)
+    queue.submit("a", "k1", gates.work("k1"), visitor="school")
+    queue.submit("b", "k2", gates.work("k2"), visitor="school")
+    with pytest.raises(VisitorBusyError, match=r"\(2 places per visitor\)"):
+        queue.submit("c", "k3", gates.work("k3"), visitor="school")
+    free = [queue.submit(f"local {i}", f"free {i}", gates.work(f"free {i}")) for i in range(3)]   # no address: no limit
+    assert [queue.place(job) for job in free] == [2, 3, 4]
+    with pytest.raises(ValueError, match="at least 1"):
+        JobQueue(visitor_limit=0)
+    for name in ("k1", "k2", "free 0", "free 1", "free 2"):
+        gates.release(name)
+
+
+def test_a_closed_tabs_queued_job_gives_its_visitor_place_back():
+    alive = {"running": True, "tab 1": True, "tab 2": True}
+    gates = Gates()
+    queue = JobQueue(limit=1, alive=lambda session: alive.get(session, False))
+    queue.submit("running", "first", gates.work("first"), visitor="10.0.0.1")
+    queue.submit("tab 1", "a", gates.work("a"), visitor="10.0.0.5")
+    alive["tab 1"] = False                                  # the tab closed without leaving
+    job = queue.submit("tab 2", "b", gates.work("b"), visitor="10.0.0.5")
+    assert queue.place(job) == 1
+    for name in ("first", "b"):
+        gates.release(name)
+    assert job.wait(5)
