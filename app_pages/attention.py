@@ -20,7 +20,7 @@ from core.limits import MAX_TEXT_CHARS, MAX_TOY_TOKENS
 from core.lookup import lookup
 from core.text import format_number
 from core.toy_tables import seed001_lab_table
-from ui import cached, render, state, tables, tours, widgets
+from ui import cached, render, state, tables, tours, widgets, words
 
 table = tables.active_table()
 model = tables.current_model()
@@ -119,6 +119,7 @@ def show_head(result, labels: list[str], token_labels: list[str], key: str, defa
 def show_one_head(token_ids: list[int], tokens: list[str], P) -> None:
     st.subheader("One attention head, every step")
     st.latex(r"H=X+P,\;Q=HW_Q,\;K=HW_K,\;V_h=HW_V,\;A=\mathrm{softmax}_{row}\!\left(\tfrac{QK^\top}{\sqrt{d_k}}+M\right),\;O=AV_h")
+    words.define("query", "key", "causal mask", "attention head")
     c1, c2, c3 = st.columns(3)
     causal = state.kept_widget(c1.toggle, "Causal mask", "attn_causal", model is None or model.causal, query="causal",
                                 parse=state.parse_bool)

@@ -6,10 +6,11 @@ import streamlit as st
 
 from core import vocab_health as vh
 from core.figures.hidden import indicator_histogram
-from ui import anisotropy, hidden, render, tables
+from ui import anisotropy, hidden, render, tables, words
 
 table = tables.active_table()
 st.title("🐟 Hidden in the table")
+words.define("under-trained token", "anisotropy", "layer")
 st.caption(f"Table **{render.md(table.name)}** · {table.vocab_size:,} × {table.width} — {render.md(table.source)}")
 
 st.header("Under-trained tokens")

@@ -5,7 +5,7 @@ import pandas as pd
 import streamlit as st
 
 from core.lessons.pipeline import comparison_rows
-from ui import render, state, tables, widgets
+from ui import render, state, tables, widgets, words
 from ui.narrow_table import narrow_table
 
 table = tables.active_table()
@@ -38,7 +38,7 @@ tokens = [table.tokens[r] for r in table.rows_for_ids(token_ids)]
 positions = list(range(len(token_ids)))
 position = state.kept_widget(st.selectbox, "Token", "home_position", 0, query="token",
                              parse=state.parse_int_in(0, max(0, len(token_ids) - 1)), options=positions,
-                             format_func=lambda p: f"{p}: {tokens[p]}",
+                             format_func=lambda p: f"position {p}: {tokens[p]}",
                              scope=(tables.current_table_name(), tuple(tokens)))   # this table's, this text's
 try:
     stages_of_token = widgets.token_stages(table, token_ids, position)
@@ -52,3 +52,4 @@ comparison.index.name = "Representation"
 narrow_table(comparison, key="home_comparison")
 st.caption(f"Contextual vector here: {render.md(stages_of_token.contextual_source)}. "
            "The embedding row is the same wherever the token appears; the contextual vector is not.")
+words.define("attention head")

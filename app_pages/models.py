@@ -12,9 +12,10 @@ from core.models.heads import without_first_key
 from core.models.pretrained import BUILTIN_MODELS
 from core.models.probes import is_causal_map
 from core.text import piece_marks_note
-from ui import cached, inside_model, render, state, tables, widgets
+from ui import cached, inside_model, render, state, tables, widgets, words
 
 st.title("🧠 Attention in a real model")
+words.define("layer", "attention head", "query", "key", "residual stream", "logit", "final norm", "logit lens")
 model = tables.current_model()
 if model is None:
     st.info("This page reads a pretrained transformer. The chosen table has no attention layers "

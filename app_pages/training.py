@@ -39,7 +39,7 @@ from core.training import (
     train_table_steps,
     trajectory_note,
 )
-from ui import render, state, widgets
+from ui import render, state, widgets, words
 
 st.title("🏋️ Training: the gradient moves the rows it touched")
 st.caption("Each section trains its own small table, named in it, whatever table the sidebar shows.")
@@ -192,7 +192,7 @@ def show_live_model() -> None:
     width = state.kept_widget(c2.number_input, "Width d", "train_live_d", 16, query="ld",
                               parse=state.parse_int_in(low, high), min_value=low, max_value=high)
     attention = state.kept_widget(c3.toggle, "Attention head", "train_live_attn", True, query="lattn",
-                                  parse=state.parse_bool)
+                                  parse=state.parse_bool, help=words.hover("attention head"))
     tied = state.kept_widget(c4.toggle, "Tied output", "train_live_tied", False, query="ltied", parse=state.parse_bool)
     low, high = TINY_LEARNING_RATE_RANGE
     lr = state.kept_widget(c1.number_input, "Adam lr", "train_live_lr", 0.02, query="llr",

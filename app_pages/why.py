@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui import state, why, why_attribution, why_layers, why_massive, why_patching
+from ui import state, words, why, why_attribution, why_layers, why_massive, why_patching
 
 METHODS = {
     "attribution": "Direct logit attribution",
@@ -13,6 +13,8 @@ METHODS = {
 }
 
 st.title("🔍 Why this prediction")
+words.define("logit", "residual stream", "layer", "attention head", "final norm", "attribution",
+             "activation patching", "query")
 model = why.causal_model_or_stop()
 method = state.kept_widget(st.radio, "Method", "why_method", "attribution", query="method",
                            parse=state.parse_choice(METHODS), options=list(METHODS), format_func=METHODS.get,

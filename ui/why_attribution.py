@@ -103,4 +103,4 @@ def _show_result(model, ids, result) -> None:
                (f", attention biases {result.attention_biases.sum():+.3f}" if np.any(result.attention_biases) else "") +
                (f", final norm bias {result.norm_bias:+.3f}" if result.norm_bias else "") +
                ". Direct parts only: a head that helps by feeding a later layer's head scores 0 here; "
-               "activation patching (above) measures that indirect effect too.")
+               "activation patching (the Method choice at the top) measures that indirect effect too.")

@@ -38,18 +38,29 @@ def head_matrix(result: AttentionResult, step: str) -> np.ndarray:
             "scores": result.scores, "M": result.mask, "A": result.weights, "O = A V_h": result.output}[step]
 
 
+QUERY_AXIS = "query: the position reading"
+KEY_AXIS = "key: the position read"
+
+
+def query_by_key(fig: go.Figure) -> go.Figure:
+    """A (T queries, T keys) map's axes named: rows are queries, columns keys."""
+    fig.update_yaxes(title=QUERY_AXIS)
+    fig.update_xaxes(title=KEY_AXIS)
+    return fig
+
+
 def head_figure(result: AttentionResult, labels: list[str], step: str) -> go.Figure:
     """One intermediate of one head (a step of HEAD_STEPS) as an annotated heatmap."""
     matrix = head_matrix(result, step)
     if step == "scores":
-        return matrix_heatmap(matrix, f"scores = QKᵀ × {result.scale:.3f}", labels, labels)
+        return query_by_key(matrix_heatmap(matrix, f"scores = QKᵀ × {result.scale:.3f}", labels, labels))
     if step == "M":
-        return matrix_heatmap(np.where(np.isfinite(matrix), 0.0, -np.inf),
-                              "M (0 allowed: white, −∞ masked: grey)", labels, labels,
-                              colour_scale_bar=False)
+        return query_by_key(matrix_heatmap(np.where(np.isfinite(matrix), 0.0, -np.inf),
+                                           "M (0 allowed: white, −∞ masked: grey)", labels, labels,
+                                           colour_scale_bar=False))
     if step == "A":
-        return matrix_heatmap(matrix, "A = softmax_row(scores + M)", labels, labels,
-                              digits=3, zero_centred=False, hover_text=attention_hover(result))
+        return query_by_key(matrix_heatmap(matrix, "A = softmax_row(scores + M)", labels, labels,
+                                           digits=3, zero_centred=False, hover_text=attention_hover(result)))
     return matrix_heatmap(matrix, step, labels, [f"{j}" for j in range(matrix.shape[1])])
 
 
@@ -86,8 +97,8 @@ def attention_mosaic(attentions: np.ndarray, title: str, first_layer: int = 0) -
 
 def attention_map(weights: np.ndarray, labels: list[str], title: str) -> go.Figure:
     """One head's (T, T) map, large, with token labels."""
-    return matrix_heatmap(weights, title, labels, labels, digits=2, zero_centred=False,
-                          height=max(360, 26 * len(labels) + 140))
+    return query_by_key(matrix_heatmap(weights, title, labels, labels, digits=2, zero_centred=False,
+                                       height=max(360, 26 * len(labels) + 140)))
 
 
 def colour_bound(matrix: np.ndarray) -> tuple[float, bool]:

@@ -260,7 +260,31 @@ def _layer_call(model: PretrainedModel, blocks, ids: list[int]):
 def _first_layer_input(model: PretrainedModel, blocks, ids: list[int]):
     """The residual stream entering the first layer (T, d) and the layers' other arguments, float32."""
     (args, kwargs), hidden = _layer_call(model, blocks, ids)
-    return hidden[0].float(), as_float32(args), {k: as_float32(v) for k, v in kwargs.items()}
+    return hidden[0].float(), as_float32(args), float32_layer_kwargs(model, kwargs, len(ids))
+
+
+# Where a model keeps its rotary module (Llama/Mistral/Qwen/SmolLM2, GPT-NeoX, Phi); the layers
+# receive its (cos, sin) as the `position_embeddings` keyword.
+ROTARY_MODULES = ("model.rotary_emb", "rotary_emb", "gpt_neox.rotary_emb", "transformer.rotary_emb")
+
+
+def float32_layer_kwargs(model: PretrainedModel, kwargs: dict, length: int) -> dict:
+    """The layers' keyword arguments in float32, the rotary tables recomputed in float32 by the
+    model's own rotary module: a float16 model's tables are rounded to float16 (cos, sin to ~5e-4),
+    which moves attribution parts by ~1e-3 in passes that say they are float32."""
+    import torch
+
+    converted = {k: as_float32(v) for k, v in kwargs.items()}
+    rotary = find_submodule(model.model, ROTARY_MODULES)
+    if rotary is None or "position_embeddings" not in kwargs:
+        return converted
+    positions = kwargs.get("position_ids")
+    if positions is None:
+        positions = torch.arange(length)[None]
+    probe = torch.zeros(1, length, 1, dtype=torch.float32)     # sets only the tables' dtype
+    with torch.inference_mode():
+        converted["position_embeddings"] = tuple(rotary(probe, positions))
+    return converted
 
 
 def as_float32(value):

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from core.models.ablation import BLOCKS, as_float32, first_layer_call
+from core.models.ablation import BLOCKS, as_float32, first_layer_call, float32_layer_kwargs
 from core.models.lens import FINAL_NORMS
 from core.models.pretrained import PretrainedModel, find_submodule
 
@@ -53,7 +53,7 @@ class LayerInputs:
 
     embedded: object     # (T, d) float32 torch tensor: the residual stream entering layer 0
     args: tuple          # the model's other positional arguments to its layers (float32)
-    kwargs: dict         # its keyword arguments (causal mask, rotary position tables; float32)
+    kwargs: dict         # its keyword arguments (causal mask; rotary tables made in float32)
     last_logits: np.ndarray | None   # (V,) the model's own logits at the last position (as float32), if asked for
 
 
@@ -64,7 +64,7 @@ def layer_inputs(model: PretrainedModel, ids: list[int], own_logits: bool = True
     own = None if logits is None else logits.float().numpy()
     if own is not None:
         own.flags.writeable = False
-    return LayerInputs(hidden[0].float(), as_float32(args), {k: as_float32(v) for k, v in kwargs.items()}, own)
+    return LayerInputs(hidden[0].float(), as_float32(args), float32_layer_kwargs(model, kwargs, len(ids)), own)
 
 
 def float32_layer(model: PretrainedModel, layer: int):
