@@ -24,7 +24,7 @@ REDRAW_SECONDS = 2.0       # an unchanged status is still redrawn this often, so
 # Ranking every head of SmolLM2 (270 ablations in float32): four at once took the server +2.4 GB.
 RANK_HEADS_MEMORY_BYTES = 600 * MIB
 
-__all__ = ["BusyError", "RANK_HEADS_MEMORY_BYTES", "heavy_queue", "offer", "run_heavy", "session_id"]
+__all__ = ["BusyError", "RANK_HEADS_MEMORY_BYTES", "heavy_queue", "kept", "offer", "run_heavy", "session_id"]
 
 
 def _session_alive(session: str) -> bool:
@@ -97,7 +97,6 @@ def offer(key: Hashable, work: Callable[[Report], Any], label: str, button: str,
     the other core; its result goes into `results` for everyone. `seconds`: the rough cost of the
     work alone (core.models.costs). Exceptions as run_heavy's."""
     from core.models.costs import rough
-    from core.torch_state import one_torch_thread
 
     found = results.get(key)
     if found is not None:
@@ -111,15 +110,23 @@ def offer(key: Hashable, work: Callable[[Report], Any], label: str, button: str,
                                 "result is kept for everyone who asks the same."):
             return None
         slot.empty()
+    return run_heavy(key, kept(key, work, results), label, memory_bytes)
 
-    def made(report: Report) -> Any:          # in the line's thread: no drawing here
+
+def kept(key: Hashable, work: Callable[[Report], Any], results) -> Callable[[Report], Any]:
+    """work as the line runs it (in the line's thread: no drawing): on one torch thread, so the
+    other core stays free for other visitors' light steps; its temporaries given back to the
+    system; its result put into `results` for everyone."""
+    from core.torch_state import one_torch_thread
+
+    def made(report: Report) -> Any:
         from ui.cached import release_memory
 
         try:
             with one_torch_thread():
                 result = work(report)
         finally:
-            release_memory()                  # the job's temporaries go back to the system
+            release_memory()
         results.put(key, result)
         return result
-    return run_heavy(key, made, label, memory_bytes)
+    return made

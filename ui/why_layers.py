@@ -24,7 +24,8 @@ def show_skipping(model) -> None:
         st.info("A text of one token has no next token to predict: type a longer text.")
         return
     why.show_pieces(model, ids)
-    skips = _skips(model, ids)
+    state.keep("why_skip_layer", 0, query="slayer", parse=state.parse_int_in(0, model.layers - 1))   # a link's, kept
+    skips = _skips(model, ids)                                                   # until its widget is drawn
     if skips is None:
         return
     layers = [f"L{layer}" for layer in range(model.layers)]

@@ -39,6 +39,9 @@ def show_patching(model) -> None:
     answers = _answers(model, clean, corrupt)
     if answers is None:
         return
+    state.keep("why_patch_colour", "recovered", query="pcolour", parse=state.parse_choice(COLOURS))   # a link's
+    state.keep("why_patch_layer", model.layers - 1, query="player",                                  # settings, kept
+               parse=state.parse_int_in(0, model.layers - 1))                  # until their widgets are drawn
     result = _patching(model, clean, corrupt, answers)
     if result is not None:
         colour = _show_grid(model, clean, corrupt, result)

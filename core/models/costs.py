@@ -6,7 +6,7 @@ reads, P its parameters) and of its output layer (2 · V · d per position score
 rate measured on a quiet 2-core machine, rounded towards the slower jobs measured, so the
 promise errs long (SmolLM2, 30 layers, a 17-token text: layer skipping 0.7 s, 2.4 s for patching
 10 tokens, the heads of layer 0 2.3 s, 1.5 s a verified candidate, 1.1 s for the massive
-activations' intervention with its 8 reference texts; estimated 1.7, 3.6, 3.8, 1.5 and 1.6 s).
+activations' intervention with its 8 reference texts; estimated 1.7, 4.0, 4.0, 1.5 and 1.8 s).
 While other visitors compute, a job takes longer: the line of heavy jobs says its place.
 """
 from __future__ import annotations

@@ -244,3 +244,16 @@ def test_choosing_a_method_starts_no_heavy_work_and_its_button_says_how_long(mon
     assert_clean(other)
     assert any(m.label == "Loss, set to zero" for m in other.metric) and calls["intervene"] == 1
     assert calls["activation_patching"] == calls["head_patching"] == 0
+
+
+def test_a_links_settings_below_the_button_survive_until_the_result_is_made():
+    """The grid's colour and the heads' layer are drawn only once the grid is made: a link's values
+    for them are kept through the run with the button, not reset to their defaults."""
+    at = open_slow("why", table="smollm2", method="patching", clean="The lake lies near the",
+                   corrupt="The farm lies near the", pcolour="probability", player="5")
+    assert_clean(at)
+    at.button(key="why_patch_run").click().run()
+    assert_clean(at)
+    assert at.radio(key="why_patch_colour").value == "probability"
+    assert at.number_input(key="why_patch_layer").value == 5
+    assert at.query_params["player"] == "5" and at.query_params["pcolour"] == "probability"
