@@ -15,7 +15,7 @@ from core.geometry import plot_sample, possible_components
 from core.limits import MAX_PLOT_POINTS
 from core.pieces import TOKEN_KINDS
 from core.tables import EmbeddingTable
-from ui import cached, render, state, tables
+from ui import cached, jobs, render, state, tables
 
 MAX_LISTED = 200            # candidates listed in the page's table (the CSV has all of them)
 MAX_PRESENTED = 30          # in presentation mode: a plain table the projector's type size can reach
@@ -63,11 +63,18 @@ def verifications():
     return SharedResults(limit=16)
 
 
-@st.cache_resource(show_spinner="Building the verification prompts…", max_entries=4)
-def prompt_ids(model_name: str):
-    from core.models.verification import build_prompt_ids
+def _verified(model, rows: np.ndarray, report):
+    """The verification of rows (in the server's line of heavy jobs: draws nothing), the model's
+    prompts built once and kept with the verifications."""
+    from core.models.verification import build_prompt_ids, verify
 
-    return build_prompt_ids(cached.loaded_model(model_name))
+    key = ("prompts", model.name)
+    prompts = verifications().get(key)
+    if prompts is None:
+        report(0.0, "Building the prompts…")
+        prompts = build_prompt_ids(model)
+        verifications().put(key, prompts)
+    return verify(model, rows, prompts, progress=lambda f: report(f, f"Asking the model to repeat them… {100 * f:.0f} %"))
 
 
 # ---------------------------------------------------------------- which matrix, which indicator
@@ -200,13 +207,14 @@ def stored_verification(model, candidate_rows: np.ndarray):
     """The verification of the current settings if some session made it, else None (draws nothing)."""
     if model is None or model.tied is None or not model.causal:
         return None
-    count = st.session_state.get("keep_hid_nver", DEFAULT_VERIFIED)
+    count = state.keep("hid_nver", DEFAULT_VERIFIED, query="nver", parse=state.parse_int_in(1, MAX_VERIFIED))   # a link's nver too
     return verifications().get((model.name, tuple(verification_rows(model, candidate_rows, int(count)).tolist())))
 
 
 def show_verification(model, candidate_rows: np.ndarray):
     """The verification section; returns the Verification shown (or None)."""
-    from core.models.verification import PROMPTS, VERIFIED_BELOW, verification_unavailable, verify
+    from core.models.costs import verification_seconds
+    from core.models.verification import PROMPTS, VERIFIED_BELOW, verification_unavailable
 
     st.subheader("Verification in the model")
     reason = None if model is None else verification_unavailable(model)
@@ -223,21 +231,16 @@ def show_verification(model, candidate_rows: np.ndarray):
         st.info("No ordinary token among the candidates to verify.")
         return None
     key = (model.name, tuple(rows.tolist()))
-    result = verifications().get(key)
-    if result is None and st.button(f"Verify the top {len(rows)} candidates in {model.name}", key="hid_verify"):
-        progress = st.progress(0.0, text="Building the prompts…")
-        try:
-            result = verify(model, rows, prompt_ids(tables.current_table_name()),
-                            progress=lambda f: progress.progress(min(1.0, f),
-                                                                 text=f"Asking the model to repeat them… {100 * f:.0f} %"))
-        except ValueError as error:
-            render.error_box(error)
-        finally:
-            progress.empty()
-            cached.release_memory()
-        if result is not None:
-            verifications().put(key, result)
-            st.rerun()          # the candidates' table and CSV above take the new columns
+    made_before = verifications().get(key) is not None
+    try:
+        result = jobs.offer(key, lambda report: _verified(model, rows, report), f"the verification of {len(rows)} "
+                            f"candidate{'s' if len(rows) != 1 else ''}", f"Verify the top {len(rows)} candidates in "
+                            f"{model.name}", verification_seconds(model, len(rows)), verifications(), "hid_verify")
+    except ValueError as error:
+        render.error_box(error)
+        return None
+    if result is not None and not made_before:
+        st.rerun()          # the candidates' table and CSV above take the new columns
     if result is None:
         st.caption(f"Each candidate goes into the paper's {len(PROMPTS)} prompts that ask for an exact repetition; "
                    "the model continues greedily for 3 tokens. It takes a while: ~1.3 s of one core a candidate (20 took "

@@ -4,6 +4,9 @@ A page calls `run_heavy(key, work, label)`; while the job waits, the page says "
 in the queue"; while it runs, its progress. The work runs in the line's own thread (never draws:
 it reports progress through its callback), so a rerun of the asking page does not lose its place:
 the next run that asks for the same key waits for the same job.
+
+`offer(...)` puts such a job behind a button that says how long it takes: choosing a method, a
+layer or a tab never starts heavy work; a result already made (by anyone) shows at once.
 """
 from __future__ import annotations
 
@@ -12,7 +15,7 @@ from typing import Any, Callable, Hashable
 
 import streamlit as st
 
-from core.jobs import BusyError, JobQueue, JobStopped, Report
+from core.jobs import QUEUED, RUNNING, BusyError, JobQueue, JobStopped, Report
 from core.limits import MIB
 from core.server_objects import shared
 from core.settings import class_settings
@@ -22,7 +25,7 @@ REDRAW_SECONDS = 2.0       # an unchanged status is still redrawn this often, so
 # Ranking every head of SmolLM2 (270 ablations in float32): four at once took the server +2.4 GB.
 RANK_HEADS_MEMORY_BYTES = 600 * MIB
 
-__all__ = ["BusyError", "RANK_HEADS_MEMORY_BYTES", "heavy_queue", "run_heavy", "session_id"]
+__all__ = ["BusyError", "RANK_HEADS_MEMORY_BYTES", "heavy_queue", "kept", "offer", "run_heavy", "session_id"]
 
 
 def _session_alive(session: str) -> bool:
@@ -99,3 +102,48 @@ def run_heavy(key: Hashable, work: Callable[[Report], Any], label: str, memory_b
         return job.outcome()
     except JobStopped:
         st.stop()
+
+
+def offer(key: Hashable, work: Callable[[Report], Any], label: str, button: str, seconds: float, results,
+          button_key: str, memory_bytes: int = 0) -> Any:
+    """work(report)'s result for `key` if it was made already (results: a core.models.store.SharedResults
+    shared by every session) or this session asked for it and it is still in the line (a rerun
+    while it waits keeps waiting); else a button "{button} (about N s)" and None until it is clicked.
+    On the click the work goes into the server-wide line (run_heavy: place shown, shared with
+    anyone asking for the same key) on one torch thread, so a light step of another visitor keeps
+    the other core; its result goes into `results` for everyone. `seconds`: the rough cost of the
+    work alone (core.models.costs). Exceptions as run_heavy's."""
+    from core.models.costs import rough
+
+    found = results.get(key)
+    if found is not None:
+        return found
+    mine = heavy_queue().job_of(session_id())
+    waiting = mine is not None and mine.key == key and mine.state in (QUEUED, RUNNING)
+    if not waiting:
+        slot = st.empty()                     # the button leaves once clicked: the progress takes its place
+        if not slot.button(f"{button} ({rough(seconds)})", key=button_key, type="primary",
+                           help="Heavy work: it runs only when asked, one job at a time on this server, and its "
+                                "result is kept for everyone who asks the same."):
+            return None
+        slot.empty()
+    return run_heavy(key, kept(key, work, results), label, memory_bytes)
+
+
+def kept(key: Hashable, work: Callable[[Report], Any], results) -> Callable[[Report], Any]:
+    """work as the line runs it (in the line's thread: no drawing): on one torch thread, so the
+    other core stays free for other visitors' light steps; its temporaries given back to the
+    system; its result put into `results` for everyone."""
+    from core.torch_state import one_torch_thread
+
+    def made(report: Report) -> Any:
+        from ui.cached import release_memory
+
+        try:
+            with one_torch_thread():
+                result = work(report)
+        finally:
+            release_memory()
+        results.put(key, result)
+        return result
+    return made

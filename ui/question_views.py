@@ -7,7 +7,7 @@ import numpy as np
 import streamlit as st
 
 from core.tables import EmbeddingTable
-from ui import anisotropy, cached, hidden, tables, why
+from ui import anisotropy, cached, hidden, jobs, tables, why
 
 
 class AppViews:
@@ -66,10 +66,15 @@ class AppViews:
         key, results = ("skipping", name, ids), why.shared_results()
         found = results.get(key)
         if found is None:          # the Why page, opened by the step, has usually made it already
-            try:
-                with st.spinner("Skipping each layer in turn…"):
-                    found = skip_layers(self._model(name), list(ids))
-            finally:
-                cached.release_memory()
-            results.put(key, found)
+            model = self._model(name)
+
+            def work(report):      # in the server's line of heavy jobs (ui/jobs): no drawing here
+                try:
+                    skips = skip_layers(model, list(ids), lambda done, total: report(
+                        done / total, f"Skipping layer {done} of {total}…"))
+                finally:
+                    cached.release_memory()
+                results.put(key, skips)
+                return skips
+            found = jobs.run_heavy(key, work, "the layer skipping of this text")
         return found

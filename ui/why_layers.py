@@ -7,7 +7,7 @@ import streamlit as st
 
 from core.figures.why import loss_rise_bars, probability_pairs
 from core.text import markdown_literal as md
-from ui import cached, render, state, tables, why
+from ui import jobs, render, state, tables, why
 
 DEFAULT_TEXT = "The Eiffel Tower is located in the city of Paris, the capital of France."
 
@@ -24,7 +24,8 @@ def show_skipping(model) -> None:
         st.info("A text of one token has no next token to predict: type a longer text.")
         return
     why.show_pieces(model, ids)
-    skips = _skips(model, ids)
+    state.keep("why_skip_layer", 0, query="slayer", parse=state.parse_int_in(0, model.layers - 1))   # a link's, kept
+    skips = _skips(model, ids)                                                   # until its widget is drawn
     if skips is None:
         return
     layers = [f"L{layer}" for layer in range(model.layers)]
@@ -42,24 +43,16 @@ def show_skipping(model) -> None:
 
 
 def _skips(model, ids):
-    """The shared result, computed here with a progress bar if nobody has asked for it yet."""
+    """The shared result, or a button that asks the heavy-job line for it (ui/jobs.offer)."""
+    from core.models.costs import skipping_seconds
     from core.models.layers import skip_layers
 
-    key = ("skipping", tables.current_table_name(), ids)
-    results = why.shared_results()
-    result = results.get(key)
-    if result is not None:
-        return result
-    progress = st.progress(0.0, text="Skipping each layer in turn…")
-    try:
-        result = why.computed(lambda: skip_layers(model, list(ids), lambda done, total: progress.progress(
-            done / total, text=f"layer {done} of {total}")))
-    finally:
-        progress.empty()
-        cached.release_memory()
-    if result is not None:
-        results.put(key, result)
-    return result
+    def work(report):
+        return skip_layers(model, list(ids), lambda done, total: report(done / total, f"Skipping layer {done} of {total}…"))
+    return why.computed(lambda: jobs.offer(
+        ("skipping", tables.current_table_name(), ids), work, "the layer skipping of this text",
+        f"Skip each of the {model.layers} layers in turn", skipping_seconds(model, len(ids)), why.shared_results(),
+        "why_skip_run"))
 
 
 def _show_one_layer(model, ids, skips) -> None:

@@ -7,7 +7,7 @@ import pandas as pd
 import streamlit as st
 
 from core.figures.why import massive_grid
-from ui import cached, render, state, tables, why
+from ui import cached, jobs, render, state, tables, why
 
 DEFAULT_TEXT = "The Eiffel Tower is located in the city of Paris, the capital of France."
 LEVEL_NAMES = {"100": "≥ 100× the median", "1000": "≥ 1,000× the median (the paper's massive)"}
@@ -124,23 +124,30 @@ def _show_intervention(model, ids, run, stats) -> None:
 
 
 def _intervention(model, ids, run, layer: int, cells):
-    """The shared result: reference texts' runs (cached like every run), then the intervention."""
+    """The shared result, or a button that asks the heavy-job line for it (ui/jobs.offer): the
+    reference texts' runs (made once per model, kept with the results), then the intervention."""
+    from core.models.costs import intervention_seconds
     from core.models.massive import REFERENCE_TEXTS, intervene, reference_means
 
-    key = ("massive", tables.current_table_name(), ids, layer, tuple(cells))
-    results = why.shared_results()
-    result = results.get(key)
-    if result is not None:
-        return result
     table = tables.current_table_name()
-    with st.spinner(f"Running layers {layer}–{model.layers - 1} again with the values replaced…"):
-        references = [why.computed(lambda text=text: cached.model_run(table, tuple(model.encode(text))))
-                      for text in REFERENCE_TEXTS]
-        if any(r is None for r in references):
-            return None
+    results = why.shared_results()
+    references_key = ("massive references", table)
+    missing = 0 if results.get(references_key) is not None else sum(len(model.encode(t)) for t in REFERENCE_TEXTS)
+
+    def work(report):
+        references = results.get(references_key)
+        if references is None:
+            references = []
+            for number, text in enumerate(REFERENCE_TEXTS):
+                report(number / (len(REFERENCE_TEXTS) + 1), f"Running reference text {number + 1} of "
+                       f"{len(REFERENCE_TEXTS)} (for the mean)…")
+                references.append(model.run(model.encode(text)))
+            results.put(references_key, references)
+        report(len(REFERENCE_TEXTS) / (len(REFERENCE_TEXTS) + 1),
+               f"Running layers {layer}–{model.layers - 1} again with the values replaced…")
         means = reference_means(references, layer, [k for _, k in cells])
-        result = why.computed(lambda: intervene(model, run, layer, cells, {"zero": np.zeros(len(cells)), "mean": means}))
-        cached.release_memory()
-    if result is not None:
-        results.put(key, result)
-    return result
+        return intervene(model, run, layer, cells, {"zero": np.zeros(len(cells)), "mean": means})
+    return why.computed(lambda: jobs.offer(
+        ("massive", table, ids, layer, tuple(cells)), work, "the intervention on the massive activations",
+        f"Replace the {len(cells)} value{'s' if len(cells) != 1 else ''} and run layers {layer}–{model.layers - 1} again",
+        intervention_seconds(model, len(ids), layer, missing), results, "why_mass_run"))

@@ -6,7 +6,7 @@ import streamlit as st
 
 from core.figures.why import layer_grid
 from core.text import markdown_literal as md
-from ui import cached, render, state, tables, why
+from ui import cached, jobs, render, state, tables, why
 
 CLEAN_TEXT = "The Eiffel Tower is located in the city of"
 CORRUPT_TEXT = "The Colosseum is located in the city of"
@@ -39,6 +39,9 @@ def show_patching(model) -> None:
     answers = _answers(model, clean, corrupt)
     if answers is None:
         return
+    state.keep("why_patch_colour", "recovered", query="pcolour", parse=state.parse_choice(COLOURS))   # a link's
+    state.keep("why_patch_layer", model.layers - 1, query="player",                                  # settings, kept
+               parse=state.parse_int_in(0, model.layers - 1))                  # until their widgets are drawn
     result = _patching(model, clean, corrupt, answers)
     if result is not None:
         colour = _show_grid(model, clean, corrupt, result)
@@ -96,37 +99,23 @@ def _answers(model, clean, corrupt) -> tuple[int, int] | None:
 
 
 def _patching(model, clean, corrupt, answers):
-    """The shared result, or a button that computes it with a progress bar (drawn here, outside
-    any cached function)."""
+    """The shared result, or a button that asks the heavy-job line for it (ui/jobs.offer)."""
+    from core.models.costs import patching_seconds
     from core.models.patching import activation_patching
 
-    key = ("patching", tables.current_table_name(), clean, corrupt, answers)
-    results = why.shared_results()
-    result = results.get(key)
-    if result is not None:
-        return result
     cells = model.layers * len(clean)
-    slot = st.empty()
-    with slot.container():
-        clicked = st.button(f"Patch all {cells:,} cells ({model.layers} layers × {len(clean)} positions)",
-                            key="why_patch_run", type="primary")
+
+    def work(report):
+        return activation_patching(model, list(clean), list(corrupt), lambda done, total: report(
+            done / total, f"Patching, layer {done} of {total}…"), answers)
+    result = why.computed(lambda: jobs.offer(
+        ("patching", tables.current_table_name(), clean, corrupt, answers), work, "the patching grid",
+        f"Patch all {cells:,} cells ({model.layers} layers × {len(clean)} positions)",
+        patching_seconds(model, len(clean)), why.shared_results(), "why_patch_run"))
+    if result is None:
         st.caption("One pass per layer over a growing batch of runs, each over the positions from its patched one "
-                   "on (earlier positions are the corrupted run's); 10–20 s for 12 tokens of SmolLM2 on a busy "
-                   "2-core server. The result is shared with everyone "
-                   "who asks for the same pair.")
-    if not clicked:
-        return None
-    slot.empty()
-    progress = st.progress(0.0, text="Patching, layer by layer…")
-    try:
-        result = why.computed(lambda: activation_patching(model, list(clean), list(corrupt), lambda done, total:
-                                                          progress.progress(done / total, text=f"layer {done} of {total}"),
-                                                          answers))
-    finally:
-        progress.empty()
-        cached.release_memory()          # the batch's streams go back to the system
-    if result is not None:
-        results.put(key, result)
+                   "on (earlier positions are the corrupted run's). The result is shared with everyone who asks "
+                   "for the same pair.")
     return result
 
 
@@ -160,6 +149,7 @@ def _columns(model, clean, corrupt) -> list[str]:
 
 def _show_heads(model, clean, corrupt, result, colour: str) -> None:
     """One layer's heads, each patched alone at each position (the clean head output copied in)."""
+    from core.models.costs import head_patching_seconds
     from core.models.patching import head_patching
 
     st.markdown("**One layer, head by head**: the clean run's output of one head at one position copied into "
@@ -168,21 +158,16 @@ def _show_heads(model, clean, corrupt, result, colour: str) -> None:
                                   model.layers - 1, query="player", parse=state.parse_int_in(0, model.layers - 1),
                                   min_value=0, max_value=model.layers - 1))
     answers = (result.clean_answer, result.corrupt_answer)
-    key = ("head patching", tables.current_table_name(), clean, corrupt, layer, answers)
-    results = why.shared_results()
-    heads = results.get(key)
+
+    def work(report):
+        return head_patching(model, list(clean), list(corrupt), layer, lambda done, total: report(
+            done / total, f"Patching the heads: layer {done} of {total}…"), answers)
+    heads = why.computed(lambda: jobs.offer(
+        ("head patching", tables.current_table_name(), clean, corrupt, layer, answers), work,
+        f"the head patching of layer {layer}", f"Patch the {model.heads} heads of layer {layer} at every position",
+        head_patching_seconds(model, len(clean), layer), why.shared_results(), "why_patch_heads_run"))
     if heads is None:
-        progress = st.progress(0.0, text=f"Patching the heads of layer {layer}…")
-        try:
-            heads = why.computed(lambda: head_patching(model, list(clean), list(corrupt), layer, lambda done, total:
-                                                       progress.progress(done / total, text=f"layer {done} of {total}"),
-                                                       answers))
-        finally:
-            progress.empty()
-            cached.release_memory()
-        if heads is None:
-            return
-        results.put(key, heads)
+        return
     values = heads.recovered if colour == "recovered" else heads.clean_probs          # (H, T)
     names = [f"H{h}" for h in range(model.heads)]
     columns = _columns(model, clean, corrupt)

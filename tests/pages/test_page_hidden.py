@@ -218,3 +218,40 @@ def test_glove_says_which_methods_apply_and_its_numbers_are_numpys():
     mean_cos = (total @ total - len(x)) / (len(x) * (len(x) - 1))
     assert metric(at, "Mean cosine, every pair (exact)") == f"{mean_cos:.4f}"        # 0.1126
     assert len(next(frame.value for frame in at.dataframe if "overlap@10" in frame.value.columns)) == 3
+
+
+def test_verification_starts_only_on_its_button_in_the_line_and_is_shared(monkeypatch):
+    """Issue 32 item 2: verifications ran in each visitor's own thread, four at once. The page asks
+    nothing of the model until the button (which says how long) is clicked; the work goes through
+    the server's heavy-job line; another visitor asking the same candidates sees it at once."""
+    from core.models import verification
+    from ui import jobs
+
+    calls, lines = [], []
+    original_verify, original_run_heavy = verification.verify, jobs.run_heavy
+
+    def counted(*args, **kwargs):
+        calls.append(args[1])
+        return original_verify(*args, **kwargs)
+
+    def in_line(key, work, label, memory_bytes=0):
+        lines.append(label)
+        return original_run_heavy(key, work, label, memory_bytes)
+    monkeypatch.setattr(verification, "verify", counted)
+    monkeypatch.setattr(jobs, "run_heavy", in_line)
+    at = open_page("hidden", table="smollm2", nver="2")
+    assert_clean(at)
+    at.number_input(key="hid_nver").set_value(3).run()          # choosing how many is not asking
+    assert_clean(at)
+    assert calls == [] and lines == [] and jobs.heavy_queue().snapshot() == {"running": [], "queued": []}
+    label = at.button(key="hid_verify").label
+    assert label.startswith("Verify the top 3 candidates") and "(about " in label
+    at.button(key="hid_verify").click().run()
+    assert_clean(at)
+    assert len(calls) == 1 and len(calls[0]) == 3 and lines == ["the verification of 3 candidates"]
+    assert "of 3 verified" in figure_titled(at, "verified")["layout"]["title"]["text"]
+    other = open_page("hidden", table="smollm2", nver="3")
+    assert_clean(other)
+    assert not any(b.key == "hid_verify" for b in other.button) and len(calls) == 1
+    assert "of 3 verified" in figure_titled(other, "verified")["layout"]["title"]["text"]
+    assert "max p (repeat)" in candidates_frame(other).columns

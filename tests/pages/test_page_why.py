@@ -25,6 +25,14 @@ def titles(at) -> list[str]:
     return [figure(at, i)["layout"]["title"]["text"] for i in range(len(at.get("plotly_chart")))]
 
 
+def offered(at, key: str) -> None:
+    """Click the heavy job's button when the result is not made yet (another test may have made it:
+    then it shows at once, without a button)."""
+    if any(button.key == key for button in at.button):
+        at.button(key=key).click().run()
+        assert_clean(at)
+
+
 def test_attribution_of_the_top_guess_from_a_link():
     from core.models.attribution import direct_attribution
     from ui import cached
@@ -74,6 +82,8 @@ def test_patching_a_pair_from_a_link_shares_its_grid():
     assert_clean(at)
     at.button(key="why_patch_run").click().run()
     assert_clean(at)
+    at.button(key="why_patch_heads_run").click().run()       # choosing a layer never starts its heads' patching
+    assert_clean(at)
     grid = figure(at, 0)
     assert "'ĠParis' vs 'ĠRome'" in grid["layout"]["title"]["text"]
     shown = plotly_array(grid["data"][0]["z"]).astype(float)
@@ -85,6 +95,8 @@ def test_patching_a_pair_from_a_link_shares_its_grid():
     np.testing.assert_allclose(heads[:, :3], 0.0, atol=1e-4)
     again = open_slow("why", table="smollm2", method="patching", pcolour="probability", player="3", **pair)   # shared
     assert_clean(again)
+    assert not again.get("plotly_chart")[1:] and again.button(key="why_patch_heads_run")      # layer 3: asked for
+    again.button(key="why_patch_heads_run").click().run()
     assert "p(clean answer)" in figure(again, 0)["layout"]["title"]["text"]
     assert "Heads of layer 3" in figure(again, 1)["layout"]["title"]["text"]
 
@@ -100,6 +112,7 @@ def test_patching_refuses_texts_of_different_lengths():
 def test_layer_skipping_from_a_link():
     at = open_page("why", table="smollm2", method="skipping", stext="The cat sat on the mat.", slayer="11")
     assert_clean(at)
+    offered(at, "why_skip_run")
     rises = plotly_array(figure(at, 0)["data"][0]["y"]).astype(float)
     assert rises.shape == (30,) and rises[0] > 5                      # without layer 0 nothing works
     loss = next(m for m in at.metric if m.label == "Loss with layer 11 skipped")
@@ -132,6 +145,7 @@ def test_massive_activations_and_the_intervention_from_a_link():
     text = "The Eiffel Tower is located in the city of Paris, the capital of France."
     at = open_page("why", table="smollm2", method="massive", mtext=text)
     assert_clean(at)
+    offered(at, "why_mass_run")
     fig = figure(at, 0)
     assert "sink share" in fig["layout"]["title"]["text"]
     model = cached.loaded_model("smollm2")
@@ -167,3 +181,79 @@ def test_patching_answers_chosen_from_a_link():
     assert at.query_params["good"] == "7042" and at.query_params["bad"] == "260"
     at.text_input(key="why_corrupt").set_value("The capital of Spain is").run()      # a new pair: top guesses again
     assert at.selectbox(key="why_bad").value == "top" and at.query_params["bad"] == "top"
+
+
+class Calls:
+    """Counts the calls of core functions the page imports when it uses them (a heavy job's work)."""
+
+    def __init__(self, monkeypatch, *targets: tuple[object, str]):
+        self.counts: dict[str, int] = {}
+        for module, name in targets:
+            original = getattr(module, name)
+
+            def counted(*args, _original=original, _name=name, **kwargs):
+                self.counts[_name] = self.counts.get(_name, 0) + 1
+                return _original(*args, **kwargs)
+            monkeypatch.setattr(module, name, counted)
+
+    def __getitem__(self, name: str) -> int:
+        return self.counts.get(name, 0)
+
+
+def test_choosing_a_method_starts_no_heavy_work_and_its_button_says_how_long(monkeypatch):
+    """Issue 31 item 7: picking "Layer skipping" or "Massive activations" in the radio started
+    20-45 s of work. Now choosing a method or a layer asks the heavy-job line for nothing; the
+    button (with its cost) does; a result made by one visitor shows at once for the next."""
+    from core.models import layers, massive, patching
+    from ui.jobs import heavy_queue
+
+    calls = Calls(monkeypatch, (layers, "skip_layers"), (massive, "intervene"),
+                  (patching, "activation_patching"), (patching, "head_patching"))
+    texts_of = {"skipping": {"why_skip_text": "A small dog ran home to eat."},   # texts no other test makes
+                "massive": {"why_mass_text": "Snow fell on the quiet town all night."},
+                "patching": {"why_clean": "The river flows into the", "why_corrupt": "The road leads into the"}}
+    at = open_slow("why", table="smollm2")
+    for method, button in (("skipping", "why_skip_run"), ("massive", "why_mass_run"), ("patching", "why_patch_run")):
+        at.radio(key="why_method").set_value(method).run()
+        for key, text in texts_of[method].items():
+            at.text_input(key=key).set_value(text).run()
+        assert_clean(at)
+        assert calls.counts == {} and heavy_queue().snapshot() == {"running": [], "queued": []}, method
+        label = at.button(key=button).label
+        assert "(about " in label and label.rstrip(")").split()[-1] in ("s", "min"), label
+    at.radio(key="why_method").set_value("massive").run()
+    layer = at.number_input(key="why_mass_layer")
+    layer.set_value(layer.value + 1).run()                  # choosing a layer is not asking either
+    layer = at.number_input(key="why_mass_layer")
+    layer.set_value(layer.value - 1).run()
+    assert calls.counts == {}
+    at.button(key="why_mass_run").click().run()
+    assert_clean(at)
+    assert calls["intervene"] == 1 and any(m.label == "Loss, set to zero" for m in at.metric)
+    assert not any(b.key == "why_mass_run" for b in at.button)          # the button leaves once clicked
+    at.radio(key="why_method").set_value("skipping").run()
+    at.button(key="why_skip_run").click().run()
+    assert_clean(at)
+    assert calls["skip_layers"] == 1 and not any(b.key == "why_skip_run" for b in at.button)
+    assert any("Loss with layer 0 skipped" == m.label for m in at.metric)
+    other = open_slow("why", table="smollm2", method="skipping", stext=texts_of["skipping"]["why_skip_text"])
+    assert_clean(other)                                     # another visitor: made already, shown at once
+    assert not any(b.key == "why_skip_run" for b in other.button)
+    assert any("Loss with layer 0 skipped" == m.label for m in other.metric) and calls["skip_layers"] == 1
+    other = open_slow("why", table="smollm2", method="massive", mtext=texts_of["massive"]["why_mass_text"])
+    assert_clean(other)
+    assert any(m.label == "Loss, set to zero" for m in other.metric) and calls["intervene"] == 1
+    assert calls["activation_patching"] == calls["head_patching"] == 0
+
+
+def test_a_links_settings_below_the_button_survive_until_the_result_is_made():
+    """The grid's colour and the heads' layer are drawn only once the grid is made: a link's values
+    for them are kept through the run with the button, not reset to their defaults."""
+    at = open_slow("why", table="smollm2", method="patching", clean="The lake lies near the",
+                   corrupt="The farm lies near the", pcolour="probability", player="5")
+    assert_clean(at)
+    at.button(key="why_patch_run").click().run()
+    assert_clean(at)
+    assert at.radio(key="why_patch_colour").value == "probability"
+    assert at.number_input(key="why_patch_layer").value == 5
+    assert at.query_params["player"] == "5" and at.query_params["pcolour"] == "probability"
