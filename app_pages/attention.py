@@ -166,11 +166,11 @@ def show_permutation(token_ids: list[int], tokens: list[str]) -> None:
         before, after = st.columns(2)
         with before:
             render.show_figure(matrix_heatmap(check.original.output[check.order], "O before the swap, rows in the "
-                                              "swapped order", swapped_labels, colour_scale_bar=False),
+                                              "swapped order", swapped_labels, colour_scale_bar=False, width_share=0.5),
                                key=f"attn_perm_before_{positions}")
         with after:
             render.show_figure(matrix_heatmap(check.swapped.output, "O after the swap", swapped_labels,
-                                              colour_scale_bar=False), key=f"attn_perm_after_{positions}")
+                                              colour_scale_bar=False, width_share=0.5), key=f"attn_perm_after_{positions}")
     st.caption("Without positions, unrestricted self-attention treats a row permutation consistently.")
 
 
