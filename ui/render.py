@@ -115,9 +115,13 @@ def base_css() -> None:
       </style>""", unsafe_allow_html=True)
 
 
+# Presentation type is for wide screens: on a phone or tablet the page keeps its own sizes.
+PRESENTATION_MIN_WIDTH_PX = 1200
+
+
 def presentation_css() -> None:
-    """Larger type for projecting on a screen."""
-    st.markdown("""<style>
+    """Larger type for projecting on a screen, where the window is at least PRESENTATION_MIN_WIDTH_PX wide."""
+    st.markdown(f"<style>@media (min-width: {PRESENTATION_MIN_WIDTH_PX}px) {{" + """
       [data-testid="stMarkdownContainer"] p, [data-testid="stMarkdownContainer"] li,
       [data-testid="stWidgetLabel"] p, [data-testid="stCaptionContainer"] { font-size: 1.3rem !important; }
       h1 { font-size: 3.2rem !important; } h2 { font-size: 2.4rem !important; }
@@ -131,7 +135,7 @@ def presentation_css() -> None:
       [data-testid="stTable"] td, [data-testid="stTable"] th,
       [data-testid="stMetricDelta"], [data-testid="stMetricDelta"] * { font-size: 1.25rem !important; }
       [data-testid="stMarkdownContainer"] code, [data-testid="stCode"] code { font-size: 1.15rem !important; }
-      """ + PRESENTED_SELECT_CSS + "</style>", unsafe_allow_html=True)
+      """ + PRESENTED_SELECT_CSS + "}</style>", unsafe_allow_html=True)
 
 
 # Select boxes, multiselect tags and their drop-down options at the same 1.25rem. Their boxes have
