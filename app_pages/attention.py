@@ -44,7 +44,7 @@ def show_positions(T: int) -> np.ndarray | None:
     options = ["sinusoidal"] + (["learned"] if learned else []) + ["none"]
     labels = {"sinusoidal": "sinusoidal (Vaswani et al. §3.5)", "none": "none",
               "learned": f"learned ({model.name}'s own table)" if learned else "learned"}
-    kind = state.kept_widget(st.radio, "Positions", "attn_positions", "sinusoidal", query="pos",
+    kind = state.kept_widget(st.radio, "Positions", "attn_positions", "sinusoidal", query="pos", per_table=True,
                               parse=state.parse_choice(options), options=options, horizontal=True,
                               format_func=labels.get)
     if model is not None and model.rope:
@@ -72,7 +72,7 @@ def projections(d: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     c1, c2, c3 = st.columns(3)
     options = ["identity", "random"] + (["pretrained"] if model is not None else [])
     kind = state.kept_widget(c1.radio, "Projections W_Q, W_K, W_V", "attn_proj", "identity", query="proj",
-                              parse=state.parse_choice(options), options=options,
+                              per_table=True, parse=state.parse_choice(options), options=options,
                               format_func={"identity": "identity", "random": "random (seeded)",
                                            "pretrained": "a head of the model"}.get)
     if kind == "pretrained":
@@ -121,7 +121,7 @@ def show_one_head(token_ids: list[int], tokens: list[str], P) -> None:
     st.latex(r"H=X+P,\;Q=HW_Q,\;K=HW_K,\;V_h=HW_V,\;A=\mathrm{softmax}_{row}\!\left(\tfrac{QK^\top}{\sqrt{d_k}}+M\right),\;O=AV_h")
     c1, c2, c3 = st.columns(3)
     causal = state.kept_widget(c1.toggle, "Causal mask", "attn_causal", model is None or model.causal, query="causal",
-                                parse=state.parse_bool)
+                                per_table=True, parse=state.parse_bool)
     use_positions = state.kept_widget(c2.toggle, "Add positions", "attn_use_pos", True, query="addpos",
                                       parse=state.parse_bool, disabled=P is None)
     scaled = state.kept_widget(c3.toggle, "Scale by 1/√d_k", "attn_scaled", True, query="scaled",
@@ -136,7 +136,7 @@ def show_one_head(token_ids: list[int], tokens: list[str], P) -> None:
 @state.fragment
 def show_seed000() -> None:
     if not state.kept_widget(st.toggle, "Seed 000 two-position example: A = [[1, 0], [½, ½]], O = [[2, 0], [1, 2]]",
-                             "attn_seed000", False, query="ex000", parse=state.parse_bool):
+                             "attn_seed000", False, query="ex000", per_table=True, parse=state.parse_bool):
         return
     result = seed000_example()
     st.markdown("Every unmasked score is 0; values (2, 0) and (0, 4).")

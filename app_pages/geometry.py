@@ -112,7 +112,7 @@ def follow_pick(row: int | None) -> None:
 def show_arrows(rows: list[int], searched: list[int]) -> None:
     st.subheader("Vectors as arrows: cosine vs dot product")
     preset = state.kept_widget(st.toggle, "Seed 003 preset: h = (2, 1), w = (3, −1)", "geo_preset_h_w", False,
-                               query="preset", parse=state.parse_bool)
+                               per_table=True, query="preset", parse=state.parse_bool)
     if preset:
         labels = ["h", "w"]
         raw = np.stack(list(SEED_003_PRESET.values()))

@@ -112,7 +112,7 @@ def map_settings(points: int) -> MapSettings:
                                  disabled=method != "UMAP", help="How tightly UMAP may pack points together.")
     low, high = MAP_ITERATIONS_RANGE
     iterations = state.kept_widget(c3.number_input, "Iterations", "maps_iterations",
-                                   default_iterations(method, points), query="iters",
+                                   default_iterations(method, points), query="iters", per_table=True,
                                    parse=state.parse_int_in(low, high), min_value=low, max_value=high, step=50,
                                    disabled=method == "PCA",
                                    help="t-SNE: after its 250 early-exaggeration iterations. UMAP: epochs "

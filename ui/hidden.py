@@ -109,7 +109,7 @@ def choose_references(table: EmbeddingTable) -> tuple[np.ndarray, list[str]]:
     found = automatic_references(table)
     c1, c2 = st.columns([3, 2])
     typed = state.kept_widget(c1.text_input, "Reference rows (known unused), e.g. 5, 7-16 — empty: found automatically",
-                              "hid_refs", "", query="refs", parse=state.parse_text)
+                              "hid_refs", "", query="refs", parse=state.parse_text, per_table=True)
     if typed.strip():
         try:
             rows = vh.parse_id_list(typed, table.vocab_size)
@@ -124,7 +124,7 @@ def choose_references(table: EmbeddingTable) -> tuple[np.ndarray, list[str]]:
 def choose_indicator(available: list[str], default: str) -> tuple[str, float]:
     """(indicator, percentile) from their widgets (and the URL)."""
     c1, c2 = st.columns([3, 1])
-    kind = state.kept_widget(c1.radio, "Indicator (lower = more suspicious)", "hid_indicator", default,
+    kind = state.kept_widget(c1.radio, "Indicator (lower = more suspicious)", "hid_indicator", default, per_table=True,
                              query="indicator", parse=state.parse_choice(list(vh.INDICATORS)),
                              options=list(vh.INDICATORS), format_func=vh.INDICATORS.get)
     percentile = state.kept_widget(c2.number_input, "Candidates: lowest %", "hid_pct", vh.DEFAULT_PERCENTILE, query="pct",

@@ -41,7 +41,7 @@ def cluster_controls(points: int, seed: int) -> tuple[ClusterSettings, bool]:
                                horizontal=True, help=" · ".join(CLUSTER_HELP.values()))
     low, high = MIN_CLUSTER_SIZE_RANGE
     min_size = state.kept_widget(c2.number_input, "Min cluster size", "maps_min_size", default_min_size(points),
-                                 query="min_size", parse=state.parse_int_in(low, high), min_value=low,
+                                 per_table=True, query="min_size", parse=state.parse_int_in(low, high), min_value=low,
                                  max_value=high, step=5, disabled=method != "HDBSCAN",
                                  help="HDBSCAN's min_cluster_size: fewer points than this are never called a cluster.")
     min_samples = state.kept_widget(c3.number_input, "Min samples", "maps_min_samples", 3, query="min_samples",
