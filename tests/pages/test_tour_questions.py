@@ -107,3 +107,12 @@ def test_presentation_type_applies_only_to_wide_windows():
     at = open_page("lookup", table="seed003", present="True")
     styles = [m.value for m in at.markdown if "font-size: 3.2rem" in m.value]
     assert styles and all("@media (min-width: 1200px)" in s for s in styles)
+
+
+def test_every_attempt_is_kept_for_the_notes():
+    at = open_page("home", tour="seed004", tstep="1")
+    _answer(at, "seed004", "cosine_cat", "is")                           # wrong
+    at.button(key="tourq_seed004_cosine_cat_again").click().run()
+    _answer(at, "seed004", "cosine_cat", "dog")                          # right
+    assert at.session_state["tour_attempts"][("seed004", "cosine_cat")] == ["is", "dog"]
+    assert at.session_state["tour_answers"][("seed004", "cosine_cat")] == "dog"
