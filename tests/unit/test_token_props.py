@@ -110,3 +110,11 @@ def test_byte_pieces_have_their_kind():
     assert token_kind("Ã", byte_level=True) == "byte piece" and token_kind("Ã", byte_level=False) == "word"
     assert token_kind("ĠÃ", byte_level=True) == "byte piece"
     assert token_kind("Ġcat", byte_level=True) == "word start (Ġ/▁)"
+
+
+def test_every_token_kind_has_its_own_colour():
+    from core.figures.geometry import KIND_COLOURS
+    from core.pieces import TOKEN_KINDS
+
+    assert set(TOKEN_KINDS) <= set(KIND_COLOURS)
+    assert len({KIND_COLOURS[kind] for kind in TOKEN_KINDS}) == len(TOKEN_KINDS)
