@@ -14,7 +14,7 @@ from core.text import markdown_literal as md
 from core.text import shorten
 from core.toy_tables import TOY_TABLES
 from ui import cached
-from ui.keys import TABLE_KEY
+from ui.keys import TABLE_KEY, TOUR_APPLIED
 from ui.state import forget_kept, forget_per_table, parse_choice, set_kept, warn_later
 
 DEFAULT_TABLE = "seed000"
@@ -136,9 +136,8 @@ def reset_view_on_table_change() -> None:
 def _set_by_tour(name: str) -> set[str]:
     """The kept keys a tour step's view set together with this table (this switch is the step's)."""
     from core.lessons.tours import TOURS
-    from ui.tours import APPLIED
 
-    applied = st.session_state.get(APPLIED)
+    applied = st.session_state.get(TOUR_APPLIED)
     if not applied or applied[0] not in TOURS or applied[1] >= len(TOURS[applied[0]].steps):
         return set()
     view = TOURS[applied[0]].steps[applied[1]].view

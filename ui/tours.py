@@ -11,8 +11,9 @@ from core.lessons.notes import notes_file_name, notes_markdown
 from core.lessons.notes_page import StepFigure, notes_html
 from core.lessons.tours import TOURS, TourStep
 from ui import keyboard, questions, state
+from ui.keys import TOUR_APPLIED
 
-APPLIED = "_tour_applied"       # the (tour, step) whose view was last put in place
+APPLIED = TOUR_APPLIED           # the (tour, step) whose view was last put in place
 
 
 def current_tour() -> tuple[str, int]:
