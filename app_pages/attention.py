@@ -44,7 +44,7 @@ def show_positions(T: int) -> np.ndarray | None:
     options = ["sinusoidal"] + (["learned"] if learned else []) + ["none"]
     labels = {"sinusoidal": "sinusoidal (Vaswani et al. §3.5)", "none": "none",
               "learned": f"learned ({model.name}'s own table)" if learned else "learned"}
-    kind = state.kept_widget(st.radio, "Positions", "attn_positions", "sinusoidal", query="pos",
+    kind = state.kept_widget(st.radio, "Positions", "attn_positions", "sinusoidal", query="pos", per_table=True,
                               parse=state.parse_choice(options), options=options, horizontal=True,
                               format_func=labels.get)
     if model is not None and model.rope:
@@ -72,7 +72,7 @@ def projections(d: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     c1, c2, c3 = st.columns(3)
     options = ["identity", "random"] + (["pretrained"] if model is not None else [])
     kind = state.kept_widget(c1.radio, "Projections W_Q, W_K, W_V", "attn_proj", "identity", query="proj",
-                              parse=state.parse_choice(options), options=options,
+                              per_table=True, parse=state.parse_choice(options), options=options,
                               format_func={"identity": "identity", "random": "random (seeded)",
                                            "pretrained": "a head of the model"}.get)
     if kind == "pretrained":
@@ -122,7 +122,7 @@ def show_one_head(token_ids: list[int], tokens: list[str], P) -> None:
     words.define("query", "key", "causal mask", "attention head")
     c1, c2, c3 = st.columns(3)
     causal = state.kept_widget(c1.toggle, "Causal mask", "attn_causal", model is None or model.causal, query="causal",
-                                parse=state.parse_bool)
+                                per_table=True, parse=state.parse_bool)
     use_positions = state.kept_widget(c2.toggle, "Add positions", "attn_use_pos", True, query="addpos",
                                       parse=state.parse_bool, disabled=P is None)
     scaled = state.kept_widget(c3.toggle, "Scale by 1/√d_k", "attn_scaled", True, query="scaled",
@@ -137,7 +137,7 @@ def show_one_head(token_ids: list[int], tokens: list[str], P) -> None:
 @state.fragment
 def show_seed000() -> None:
     if not state.kept_widget(st.toggle, "Seed 000 two-position example: A = [[1, 0], [½, ½]], O = [[2, 0], [1, 2]]",
-                             "attn_seed000", False, query="ex000", parse=state.parse_bool):
+                             "attn_seed000", False, query="ex000", per_table=True, parse=state.parse_bool):
         return
     result = seed000_example()
     st.markdown("Every unmasked score is 0; values (2, 0) and (0, 4).")
@@ -167,11 +167,11 @@ def show_permutation(token_ids: list[int], tokens: list[str]) -> None:
         before, after = st.columns(2)
         with before:
             render.show_figure(matrix_heatmap(check.original.output[check.order], "O before the swap, rows in the "
-                                              "swapped order", swapped_labels, colour_scale_bar=False),
+                                              "swapped order", swapped_labels, colour_scale_bar=False, width_share=0.5),
                                key=f"attn_perm_before_{positions}")
         with after:
             render.show_figure(matrix_heatmap(check.swapped.output, "O after the swap", swapped_labels,
-                                              colour_scale_bar=False), key=f"attn_perm_after_{positions}")
+                                              colour_scale_bar=False, width_share=0.5), key=f"attn_perm_after_{positions}")
     st.caption("Without positions, unrestricted self-attention treats a row permutation consistently.")
 
 

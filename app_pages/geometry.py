@@ -112,7 +112,7 @@ def follow_pick(row: int | None) -> None:
 def show_arrows(rows: list[int], searched: list[int]) -> None:
     st.subheader("Vectors as arrows: cosine vs dot product")
     preset = state.kept_widget(st.toggle, "Seed 003 preset: h = (2, 1), w = (3, −1)", "geo_preset_h_w", False,
-                               query="preset", parse=state.parse_bool)
+                               per_table=True, query="preset", parse=state.parse_bool)
     if preset:
         labels = ["h", "w"]
         raw = np.stack(list(SEED_003_PRESET.values()))
@@ -134,7 +134,10 @@ def show_arrows(rows: list[int], searched: list[int]) -> None:
     title = "Arrows from the origin" + ("" if preset or table.width == 2 else
                                        " (raw vectors projected on the PCA plane, not centred)")
     marked = None if preset or not searched else rows.index(searched[0])
-    render.show_figure(arrows_figure(plane, labels, title, axes, highlighted=marked), key="geo_arrows")
+    # the preset is fixed numbers, no table's rows: its file says so (it was 'geo-arrows-minilm.png')
+    export, export_table = ("geo_arrows_seed003_preset", "") if preset else (None, None)
+    render.show_figure(arrows_figure(plane, labels, title, axes, highlighted=marked), key="geo_arrows",
+                       export=export, table=export_table)
     if marked is not None:
         st.caption(render.md(f"★ {table.tokens[searched[0]]}: the token of the neighbour search below "
                              f"({'searched' if chosen.searched_by_visitor(table) else 'as the page opens'})."))

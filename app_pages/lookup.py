@@ -144,7 +144,7 @@ def show_rename(report) -> None:
         st.markdown("**Ids and rows permuted together**")
         st.write("✅ lookup unchanged" if demo.unchanged_rows_moved else "❌ lookup changed")
         render.show_figure(matrix_heatmap(demo.X_rows_moved, "X after renaming ids + rows",
-                                          report.tokens, colour_scale_bar=False), key="lookup_rename_moved")
+                                          report.tokens, colour_scale_bar=False, width_share=0.5), key="lookup_rename_moved")
     with right:
         st.markdown("**Ids renamed, rows left in place** (a new tokenizer on an old model)")
         if demo.wrong_positions:
@@ -153,7 +153,7 @@ def show_rename(report) -> None:
         else:
             st.write("These positions happen to read the same rows (a fixed point of the permutation).")
         render.show_figure(matrix_heatmap(demo.X_ids_only, "X after renaming ids only",
-                                          report.tokens, colour_scale_bar=False), key="lookup_rename_ids")
+                                          report.tokens, colour_scale_bar=False, width_share=0.5), key="lookup_rename_ids")
 
 
 def show_edit(report) -> None:

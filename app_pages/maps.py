@@ -10,6 +10,7 @@ import pandas as pd
 import streamlit as st
 
 from core.figures.geometry import hover_texts
+from core.clusters import clustering_summary, summary_sentence
 from core.figures.map_clusters import clustered_map
 from core.map_worker import MapProcessStopped
 from core.limits import (
@@ -113,7 +114,7 @@ def map_settings(points: int) -> MapSettings:
                                  disabled=method != "UMAP", help="How tightly UMAP may pack points together.")
     low, high = MAP_ITERATIONS_RANGE
     iterations = state.kept_widget(c3.number_input, "Iterations", "maps_iterations",
-                                   default_iterations(method, points), query="iters",
+                                   default_iterations(method, points), query="iters", per_table=True,
                                    parse=state.parse_int_in(low, high), min_value=low, max_value=high, step=50,
                                    disabled=method == "PCA",
                                    help="t-SNE: after its 250 early-exaggeration iterations. UMAP: epochs "
@@ -245,7 +246,11 @@ def show_map(points: np.ndarray, settings: MapSettings, rows: list[int], searche
         properties = map_clusters.point_properties(table, points)
         clusters = map_clusters.describe(map_key, cluster_settings, coords, labels, properties)
         chosen_cluster = map_clusters.chosen_cluster(clusters, (map_key, cluster_settings))
-    render.show_figure(figure(labels, clusters, chosen_cluster), key="maps_map")
+        st.markdown(summary_sentence(clustering_summary(labels, clusters)))     # what the clustering did
+    fig = figure(labels, clusters, chosen_cluster)
+    render.show_figure(fig, key="maps_map")
+    if clusters:
+        st.caption(map_clusters.labels_note(clusters, chosen_cluster, fig))
     st.caption(caption + (" Density contours are drawn on 2-D maps." if density and coords.shape[1] == 3 else ""))
     settings_lines = [f"Embedding Lens map of table {table.name} ({table.vocab_size:,} x {table.width})",
                       f"points: {len(points):,} rows (row set {cached.rows_digest(points)})",

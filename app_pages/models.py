@@ -72,9 +72,9 @@ def show_maps(run, first: int, last: int) -> None:
              + (" · first key left out, rows renormalised over the others" if sinkless else ""))
     render.show_figure(attention_mosaic(shown, title, first_layer=first), key="models_grid")
     c1, c2 = st.columns(2)
-    layer = state.kept_widget(c1.number_input, "Layer", "attn_layer", 0, query="layer",
+    layer = state.kept_widget(c1.number_input, "Layer", "attn_layer", 0, query="layer", per_table=True,
                                parse=state.parse_int_in(0, model.layers - 1), min_value=0, max_value=model.layers - 1)
-    head = state.kept_widget(c2.number_input, "Head", "attn_head", 0, query="head",
+    head = state.kept_widget(c2.number_input, "Head", "attn_head", 0, query="head", per_table=True,
                               parse=state.parse_int_in(0, model.heads - 1), min_value=0, max_value=model.heads - 1)
     weights = attentions[int(layer), int(head)]
     render.figure_with_csv(attention_map(weights, labels, f"Layer {int(layer)}, head {int(head)}"), weights,

@@ -44,6 +44,8 @@ from ui import render, state, widgets, words
 st.title("🏋️ Training: the gradient moves the rows it touched")
 st.caption("Each section trains its own small table, named in it, whatever table the sidebar shows.")
 lab = seed001_lab_table()
+# Training's exports hold the lab table or the tiny model's own table, never the sidebar's
+LAB_EXPORT, LIVE_EXPORT = "seed001-lab", "tiny-model"
 
 
 def lab_history() -> list[np.ndarray]:
@@ -120,16 +122,18 @@ def show_step(step, target_name: str, steps_taken: int) -> None:
     labels = [f"x{i}" for i in range(len(step.grad))]
     c1, c2 = st.columns(2)
     with c1:
-        render.show_figure(vector_bars(step.grad, "Gradient ∇ₓL (six coordinates)", labels), key="train_grad")
+        render.show_figure(vector_bars(step.grad, "Gradient ∇ₓL (six coordinates)", labels), key="train_grad",
+                           table=LAB_EXPORT)
     with c2:
         render.show_figure(grouped_bars({"row before": step.x_before, "row after": step.x_after},
-                                        f"Row “{input_name}” before and after"), key="train_rows")
+                                        f"Row “{input_name}” before and after"), key="train_rows",
+                           table=LAB_EXPORT)
     row = lab.row_of_token(input_name)
     weight = np.array(lab.weight, dtype=np.float64)
     weight[row] = step.x_after
     fig = matrix_heatmap(weight - lab.weight, "Change of the lab table after this step (only one row moves)",
                          lab.tokens, labels, highlight_rows=[row], digits=3)
-    render.show_figure(fig, key="train_table_change")
+    render.show_figure(fig, key="train_table_change", table=LAB_EXPORT)
 
 
 def show_batch() -> None:
@@ -164,10 +168,10 @@ def show_batch() -> None:
     c1, c2 = st.columns(2)
     with c1:
         render.figure_with_csv(matrix_heatmap(result.gradient, "Gradient Sᵀ G (last step)", lab.tokens, labels, digits=3),
-                               result.gradient, "table_gradient", lab.tokens, labels)
+                               result.gradient, "table_gradient", lab.tokens, labels, table=LAB_EXPORT)
     with c2:
         render.figure_with_csv(matrix_heatmap(result.update, "Update applied (last step)", lab.tokens, labels, digits=3),
-                               result.update, "table_update", lab.tokens, labels)
+                               result.update, "table_update", lab.tokens, labels, table=LAB_EXPORT)
     st.caption(f"Loss per step: {', '.join(f'{v:.3f}' for v in result.losses[:10])}"
                + (" …" if len(result.losses) > 10 else "") +
                ". The derivative is not the update: momentum, Adam's scaling and weight decay change it; "
@@ -231,7 +235,7 @@ def show_live_model() -> None:
     render.show_figure(loss_curve({("tied output (W = E)" if tied else "untied output (own W)"): r.losses
                                    for tied, r in sorted(runs.items())},
                                   "Training loss: the same model, seed and data with a tied and an untied output layer"),
-                       key="train_loss")
+                       key="train_loss", table=LIVE_EXPORT)
     vocabulary, width = len(run.vocabulary), run.config.width
     render.show_frame(pd.DataFrame({
         "output layer": ["tied: the rows of E score the next token" if tied else "untied: its own vectors W"
@@ -241,7 +245,7 @@ def show_live_model() -> None:
     frames = fixed_basis_frames(run, basis)
     render.show_figure(moving_points_animation(frames, run.snapshot_steps, run.vocabulary,
                                                f"Embedding rows moving (PCA basis fixed from the {basis} table)"),
-                       key="train_anim")
+                       key="train_anim", table=LIVE_EXPORT)
     word = st.selectbox("Neighbours of", run.vocabulary,         # this run's words (a new run, new widget)
                         key=state.scoped_key("train_live_word", tuple(run.vocabulary)))
     table = neighbours_before_after(run, word, k=min(5, len(run.vocabulary) - 1))

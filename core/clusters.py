@@ -141,3 +141,38 @@ def share_in_named_clusters(labels: np.ndarray, properties: np.ndarray, clusters
         return float("nan")
     naming = [c.number for c in clusters if name in c.named]
     return float(np.isin(labels[column], naming).mean())
+
+
+@dataclass(frozen=True)
+class ClusteringSummary:
+    """What a clustering did, for the sentence above its map."""
+    found: int                   # clusters
+    points: int
+    noise: int                   # points in no cluster (HDBSCAN's noise; 0 for k-means)
+    mixed: int                   # clusters no property names ("mixed")
+
+    @property
+    def noise_share(self) -> float:
+        return self.noise / self.points if self.points else 0.0
+
+
+def clustering_summary(labels: np.ndarray, clusters: list[Cluster]) -> ClusteringSummary:
+    """labels (n,) (-1 none) and their described clusters -> how many clusters, noise and "mixed"."""
+    labels = np.asarray(labels)
+    return ClusteringSummary(found=len(clusters), points=int(labels.size), noise=int((labels < 0).sum()),
+                             mixed=sum(1 for c in clusters if not c.named))
+
+
+def summary_sentence(summary: ClusteringSummary) -> str:
+    """'96 clusters found; 1,040 of 2,000 points (52 %) are in none (noise); 71 of the clusters are
+    "mixed": no token property stands out in them.' A clustering, not the table's truth."""
+    parts = [f"{summary.found:,} cluster{'s' if summary.found != 1 else ''} found"]
+    if summary.noise:
+        parts.append(f"{summary.noise:,} of {summary.points:,} points ({summary.noise_share:.0%}) are in none (noise)")
+    else:
+        parts.append(f"every one of the {summary.points:,} points is in one")
+    if summary.found:
+        parts.append(f"{summary.mixed:,} of the clusters {'is' if summary.mixed == 1 else 'are'} "
+                     "“mixed”: no token property stands out in "
+                     f"{'it' if summary.mixed == 1 else 'them'}")
+    return "; ".join(parts) + "."

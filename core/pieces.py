@@ -5,15 +5,29 @@ from __future__ import annotations
 import re
 
 from core.text import token_core
+from core.token_props import read_token
 
-TOKEN_KINDS = ("special", "word start (Ġ/▁)", "continuation (##)", "digits", "punctuation", "word")
+TOKEN_KINDS = ("special", "word start (Ġ/▁)", "continuation (##)", "digits", "punctuation", "word",
+               "byte piece", "replacement character")
 _SPECIAL = re.compile(r"^(\[[A-Za-z_]+\]|<\|?[^<>\s]*\|?>|<unused\d+>)$")
+_BYTE_FALLBACK = re.compile(r"^<0x[0-9A-Fa-f]{2}>$")
 
 
-def token_kind(token: str) -> str:
-    """One of TOKEN_KINDS for a token string of any tokenizer (WordPiece, BPE, SentencePiece)."""
+def token_kind(token: str, byte_level: bool = False) -> str:
+    """One of TOKEN_KINDS for a token string of any tokenizer (WordPiece, BPE, SentencePiece).
+
+    byte_level: the vocabulary writes bytes as characters (core.token_props.is_byte_level); its
+    tokens are read back into their bytes first, so 'Ã' (half of 'é') is a byte piece and 'ï¿½'
+    (U+FFFD's bytes) the replacement character, not a word or punctuation."""
+    if _BYTE_FALLBACK.match(token):           # SentencePiece's byte fallback '<0xE3>'
+        return "byte piece"
     if _SPECIAL.match(token):
         return "special"
+    reading = read_token(token, byte_level)
+    if reading.partial or reading.byte:
+        return "byte piece"
+    if reading.text.strip() == "\ufffd":
+        return "replacement character"
     if token.startswith(("Ġ", "▁")):
         return "word start (Ġ/▁)"
     if token.startswith("##"):

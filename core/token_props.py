@@ -8,6 +8,10 @@ Byte-level BPE (GPT-2, Llama 3, SmolLM2) writes every byte as a printable charac
 back into its bytes before anything else is said about it. A token whose bytes are not whole
 UTF-8 characters ('Ã', 'ì' alone) is a *partial UTF-8* piece: the model only ever sees it next
 to the other bytes of its character. SentencePiece's byte fallback writes bytes as '<0xE3>'.
+A token that *is* U+FFFD ('ï¿½' in SmolLM2: the bytes EF BF BD) is the replacement character,
+which text gets where its bytes could not be read; it is not punctuation.
+Every token gets at least one property (tests/unit/test_token_props.py checks both built-in
+vocabularies): numbers that are not plain digits ('²', '½', '₂', '£10') are "numeric".
 """
 from __future__ import annotations
 
@@ -23,7 +27,7 @@ _SPECIAL = re.compile(r"^(\[[A-Za-z_]+\]|<\|?[^<>\s]*\|?>|<unused\d+>|\[unused\d
 # Every property a label may name, in the order a label lists them. Exactly these keys come out
 # of token_properties (one bool each), so a cluster's shares are columns of one table.
 PROPERTIES = (
-    "special", "byte", "partial UTF-8", "digits", "punctuation", "whitespace",
+    "special", "byte", "partial UTF-8", "replacement character", "digits", "numeric", "punctuation", "whitespace",
     "leading space", "## continuation", "▁ word start", "Ġ word start",
     "Latin", "Cyrillic", "Greek", "CJK", "Arabic", "Hebrew", "Devanagari", "Thai", "Hangul", "other script",
     "lower case", "Capitalised", "UPPER CASE",
@@ -114,6 +118,8 @@ def token_properties(token: str, byte_level: bool = False) -> dict[str, bool]:
         found["▁ word start"] = True
     elif reading.mark == "Ġ":
         found["Ġ word start"] = True
+    # a U+FFFD made by decoding cut bytes is not in the token; one the token's whole bytes spell is
+    found["replacement character"] = not reading.partial and "\ufffd" in reading.text
     text = reading.text.replace("\ufffd", "")
     found["leading space"] = reading.text.startswith(" ") and len(reading.text.strip()) > 0
     core = text.strip()
@@ -121,6 +127,9 @@ def token_properties(token: str, byte_level: bool = False) -> dict[str, bool]:
         found["whitespace"] = bool(text) and not reading.partial
         return found
     found["digits"] = core.isdecimal()     # 0-9 and other scripts' decimal digits; not '²' or '½'
+    # '²', '½', '₂', '¹⁄₂', '£10': a number, though not plain digits, and neither punctuation nor a word
+    found["numeric"] = not found["digits"] and any(ch.isnumeric() for ch in core) and not any(
+        ch.isalpha() for ch in core)
     found["punctuation"] = all(not ch.isalnum() and not ch.isspace() for ch in core)
     letters = [ch for ch in core if ch.isalpha()]
     scripts = {script_of(ch) for ch in letters}

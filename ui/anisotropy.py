@@ -200,7 +200,7 @@ def show_layers(table: EmbeddingTable) -> None:
     if token_ids is None:
         return
     skip_first = state.kept_widget(st.toggle, "Leave out the first position (the attention sink)", "hid_sink",
-                                   bool(model.causal), query="sink", parse=state.parse_bool)
+                                   bool(model.causal), query="sink", per_table=True, parse=state.parse_bool)
     ids = tuple(token_ids[:MAX_MODEL_TOKENS])
     if len(ids) - int(skip_first) < 3:
         st.info("Type a text of a few more tokens: a mean over fewer than 3 vectors says nothing.")

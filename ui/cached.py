@@ -191,8 +191,10 @@ def model_head(table_name: str, layer: int, head: int):
 
 def _token_kinds(tokens: tuple) -> np.ndarray:
     from core.pieces import TOKEN_KINDS, token_kind
+    from core.token_props import is_byte_level
 
-    codes = np.array([TOKEN_KINDS.index(token_kind(token)) for token in tokens], dtype=np.uint8)
+    byte_level = is_byte_level(tokens)
+    codes = np.array([TOKEN_KINDS.index(token_kind(token, byte_level)) for token in tokens], dtype=np.uint8)
     codes.flags.writeable = False
     return codes
 

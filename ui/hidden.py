@@ -116,7 +116,7 @@ def choose_references(table: EmbeddingTable) -> tuple[np.ndarray, list[str]]:
     found = automatic_references(table)
     c1, c2 = st.columns([3, 2])
     typed = state.kept_widget(c1.text_input, "Reference rows (known unused), e.g. 5, 7-16 — empty: found automatically",
-                              "hid_refs", "", query="refs", parse=state.parse_text)
+                              "hid_refs", "", query="refs", parse=state.parse_text, per_table=True)
     if typed.strip():
         try:
             rows = vh.parse_id_list(typed, table.vocab_size)
@@ -131,7 +131,7 @@ def choose_references(table: EmbeddingTable) -> tuple[np.ndarray, list[str]]:
 def choose_indicator(available: list[str], default: str) -> tuple[str, float]:
     """(indicator, percentile) from their widgets (and the URL)."""
     c1, c2 = st.columns([3, 1])
-    kind = state.kept_widget(c1.radio, "Indicator (lower = more suspicious)", "hid_indicator", default,
+    kind = state.kept_widget(c1.radio, "Indicator (lower = more suspicious)", "hid_indicator", default, per_table=True,
                              query="indicator", parse=state.parse_choice(list(vh.INDICATORS)),
                              options=list(vh.INDICATORS), format_func=vh.INDICATORS.get)
     percentile = state.kept_widget(c2.number_input, "Candidates: lowest %", "hid_pct", vh.DEFAULT_PERCENTILE, query="pct",
@@ -181,7 +181,12 @@ def show_map(table: EmbeddingTable, candidate_rows: np.ndarray, references: np.n
                    "reference included; the 8 most suspicious are named.")
 
 
-def show_candidates(table: EmbeddingTable, frame: pd.DataFrame, found: vh.Candidates) -> None:
+def candidates_file_name(kind: str, percentile: float) -> str:
+    """The candidates' CSV named after what it holds: 'undertrained-cosine-pc-lowest-2pct-smollm2.csv'."""
+    return f"{render.export_name(f'undertrained-{kind}-lowest-{percentile:g}pct')}.csv"
+
+
+def show_candidates(table: EmbeddingTable, frame: pd.DataFrame, found: vh.Candidates, kind: str = "norm") -> None:
     listed = frame.head(MAX_PRESENTED if render.presenting() else MAX_LISTED)
     render.show_frame(render.digits_when_presenting(listed, ["indicator", "max p (repeat)"], ".3g"),
                       hide_index=True, width="stretch",
@@ -189,8 +194,9 @@ def show_candidates(table: EmbeddingTable, frame: pd.DataFrame, found: vh.Candid
     more = f" (the first {len(listed)} listed)" if len(frame) > len(listed) else ""
     st.caption(f"{len(frame):,} candidates: the lowest {found.percentile:g} % of the tokens, at or below "
                f"{found.threshold:.4g}{more}.")
-    st.download_button(f"⬇ candidates ({len(frame):,} rows).csv", render.frame_csv_text(frame),
-                       file_name=f"{render.export_name('undertrained')}.csv", mime="text/csv", key="hid_csv")
+    file_name = candidates_file_name(kind, found.percentile)       # the label says the file it saves
+    st.download_button(f"⬇ {file_name} ({len(frame):,} rows)", render.frame_csv_text(frame),
+                       file_name=file_name, mime="text/csv", key="hid_csv")
 
 
 def verification_rows(model, candidate_rows: np.ndarray, count: int) -> np.ndarray:

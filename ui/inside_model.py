@@ -39,7 +39,7 @@ def layer_range(model) -> tuple[int, int]:
     kept = st.session_state.get("keep_models_layers")
     if kept is not None and not (isinstance(kept, tuple) and 0 <= kept[0] <= kept[1] <= model.layers - 1):
         state.set_kept("models_layers", full)      # another model's range does not fit this one
-    first, last = state.kept_widget(st.slider, "Layers shown", "models_layers", full, query="layers",
+    first, last = state.kept_widget(st.slider, "Layers shown", "models_layers", full, query="layers", per_table=True,
                                     parse=parse_layer_range(model.layers), min_value=0,
                                     max_value=model.layers - 1)
     return int(first), int(last)

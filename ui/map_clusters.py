@@ -19,6 +19,7 @@ from core.clusters import (
     describe_clusters,
 )
 from core.map_worker import MapProcessStopped
+from core.figures.map_clusters import MAX_NAMED_CLUSTERS
 from core.tables import EmbeddingTable
 from core.token_props import PROPERTIES, property_matrix
 from ui import cached, jobs, render, state
@@ -40,7 +41,7 @@ def cluster_controls(points: int, seed: int) -> tuple[ClusterSettings, bool]:
                                horizontal=True, help=" · ".join(CLUSTER_HELP.values()))
     low, high = MIN_CLUSTER_SIZE_RANGE
     min_size = state.kept_widget(c2.number_input, "Min cluster size", "maps_min_size", default_min_size(points),
-                                 query="min_size", parse=state.parse_int_in(low, high), min_value=low,
+                                 per_table=True, query="min_size", parse=state.parse_int_in(low, high), min_value=low,
                                  max_value=high, step=5, disabled=method != "HDBSCAN",
                                  help="HDBSCAN's min_cluster_size: fewer points than this are never called a cluster.")
     min_samples = state.kept_widget(c3.number_input, "Min samples", "maps_min_samples", 3, query="min_samples",
@@ -144,6 +145,20 @@ def clusters_frame(clusters: list[Cluster], tokens: list[str], points: int, labe
         records.append({"cluster": 0, "tokens": unclustered, "share of the map": f"{unclustered / points:.1%}",
                         "label (share of its tokens)": "no cluster (HDBSCAN's noise)", "most central tokens": ""})
     return pd.DataFrame(records)
+
+
+def labels_note(clusters: list[Cluster], chosen: int | None, fig) -> str:
+    """Which clusters the map names: the largest MAX_NAMED_CLUSTERS and the chosen one, less those
+    whose label would print over another's (core.figures.map_clusters); every one is in the picker
+    and the table."""
+    named = min(MAX_NAMED_CLUSTERS, len(clusters)) + int(chosen is not None and chosen >= MAX_NAMED_CLUSTERS)
+    meta = fig.layout.meta if isinstance(fig.layout.meta, dict) else {}
+    left_off = int(meta.get("cluster_labels_left_off", 0))
+    said = f"The map writes the labels of {named - left_off:,} of the {len(clusters):,} clusters"
+    said += " (the largest, and the chosen one)" if chosen is not None else " (the largest)"
+    if left_off:
+        said += f"; {left_off:,} more would print over another label and are left off"
+    return said + ". Every cluster is in the picker above the map and in the table below it."
 
 
 def chosen_cluster(clusters: list[Cluster], scope: tuple) -> int | None:

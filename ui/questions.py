@@ -16,10 +16,22 @@ from ui.question_views import AppViews
 LOG = logging.getLogger("embedding_lens.questions")
 ANSWERS = "tour_answers"        # (tour, question key) -> the learner's answer, this session only
 UNANSWERED = "_tour_unanswered"  # the question whose Check was pressed with nothing chosen
+ATTEMPTS = "tour_attempts"      # (tour, question key) -> every answer checked, in order (for the notes)
 
 
 def answers() -> dict:
     return st.session_state.setdefault(ANSWERS, {})
+
+
+def noted_answers() -> dict:
+    """For the notes: (tour, question key) -> every answer checked, in order; an answer set without a
+    check (none in the app) counts as one attempt. Asking again keeps the earlier attempts."""
+    noted = {key: list(tries) for key, tries in st.session_state.get(ATTEMPTS, {}).items()}
+    for key, given in answers().items():
+        tries = noted.setdefault(key, [])
+        if not tries or tries[-1] != given:
+            tries.append(given)
+    return noted
 
 
 def table_for(name: str) -> EmbeddingTable:
@@ -79,6 +91,7 @@ def _check(tour: str, question: Question) -> None:
         st.session_state[UNANSWERED] = (tour, question.key)
         return
     answers()[(tour, question.key)] = given
+    st.session_state.setdefault(ATTEMPTS, {}).setdefault((tour, question.key), []).append(given)
 
 
 def _ask_again(tour: str, question: Question) -> None:

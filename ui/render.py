@@ -14,30 +14,36 @@ from core.text import markdown_literal as md
 from ui.keys import IMAGE_FORMAT_KEY, PRESENT_KEY, TABLE_KEY
 
 
-def figure_config(name: str | None = None) -> dict:
+def figure_config(name: str | None = None, table: str | None = None) -> dict:
     """Plotly modebar: a camera button that saves PNG or SVG (chosen in the sidebar), named after
     the figure and the table: 'geo-pca-minilm.png', not 'embedding-lens.png' every time."""
     image_format = st.session_state.get(IMAGE_FORMAT_KEY, "png")
     scale = 2 if image_format == "png" else 1
     return {"displaylogo": False,
             "toImageButtonOptions": {"format": image_format, "scale": scale,
-                                     "filename": export_name(name)}}
+                                     "filename": export_name(name, table)}}
 
 
-def export_name(figure_key: str | None) -> str:
-    """A file name from a figure key and the working table, letters, digits and dashes only."""
-    parts = [(figure_key or "figure").removeprefix("fig_"), st.session_state.get(TABLE_KEY, "")]
+def export_name(figure_key: str | None, table: str | None = None) -> str:
+    """A file name from a figure key and the table it holds, letters, digits and dashes only.
+
+    table: the table the export was made from, when it is not the sidebar's (None): the Training
+    lab's 'seed001-lab', or '' for fixed numbers of no table (the seed 003 arrows preset)."""
+    shown_table = st.session_state.get(TABLE_KEY, "") if table is None else table
+    parts = [(figure_key or "figure").removeprefix("fig_"), shown_table]
     name = re.sub(r"[^A-Za-z0-9]+", "-", "-".join(p for p in parts if p)).strip("-").lower()
     return name[:80] or "embedding-lens"
 
 
-def show_figure(fig, key: str | None = None, **kwargs):
+def show_figure(fig, key: str | None = None, export: str | None = None, table: str | None = None, **kwargs):
+    """The figure, its camera button's file named after `export` (the view; the key when None) and
+    `table` (see export_name)."""
     from core.figures.base import for_projector, plain_text_figure
 
     fig = plain_text_figure(fig)   # tokens and names in labels are text, never Plotly's HTML
     if presenting():
         fig = for_projector(fig)
-    return st.plotly_chart(fig, width="stretch", config=figure_config(key), key=key, **kwargs)
+    return st.plotly_chart(fig, width="stretch", config=figure_config(export or key, table), key=key, **kwargs)
 
 
 # OWASP's CSV injection rule: a cell a spreadsheet could read as a formula starts with one of these.
@@ -94,18 +100,18 @@ def csv_text(matrix: np.ndarray, row_labels=None, column_labels=None) -> str:
 
 
 def csv_button(matrix: np.ndarray, name: str, row_labels=None, column_labels=None,
-               key: str | None = None) -> None:
+               key: str | None = None, table: str | None = None) -> None:
     """A download button with the matrix as CSV, its file named after the figure and the table
     ('x-lookup-glove-50d.csv'), as the camera button names PNG and SVG files."""
-    file_name = f"{export_name(name)}.csv"
+    file_name = f"{export_name(name, table)}.csv"
     st.download_button(f"⬇ {file_name}", csv_text(matrix, row_labels, column_labels), file_name=file_name,
                        mime="text/csv", key=key or f"csv_{name}")
 
 
 def figure_with_csv(fig, matrix: np.ndarray, name: str, row_labels=None, column_labels=None,
-                    key: str | None = None) -> None:
-    show_figure(fig, key=f"fig_{key or name}")
-    csv_button(matrix, name, row_labels, column_labels, key=f"csv_{key or name}")
+                    key: str | None = None, table: str | None = None) -> None:
+    show_figure(fig, key=f"fig_{key or name}", export=name, table=table)
+    csv_button(matrix, name, row_labels, column_labels, key=f"csv_{key or name}", table=table)
 
 
 def base_css() -> None:
@@ -116,9 +122,13 @@ def base_css() -> None:
       </style>""", unsafe_allow_html=True)
 
 
+# Presentation type is for wide screens: on a phone or tablet the page keeps its own sizes.
+PRESENTATION_MIN_WIDTH_PX = 1200
+
+
 def presentation_css() -> None:
-    """Larger type for projecting on a screen."""
-    st.markdown("""<style>
+    """Larger type for projecting on a screen, where the window is at least PRESENTATION_MIN_WIDTH_PX wide."""
+    st.markdown(f"<style>@media (min-width: {PRESENTATION_MIN_WIDTH_PX}px) {{" + """
       [data-testid="stMarkdownContainer"] p, [data-testid="stMarkdownContainer"] li,
       [data-testid="stWidgetLabel"] p, [data-testid="stCaptionContainer"] { font-size: 1.3rem !important; }
       h1 { font-size: 3.2rem !important; } h2 { font-size: 2.4rem !important; }
@@ -132,7 +142,7 @@ def presentation_css() -> None:
       [data-testid="stTable"] td, [data-testid="stTable"] th,
       [data-testid="stMetricDelta"], [data-testid="stMetricDelta"] * { font-size: 1.25rem !important; }
       [data-testid="stMarkdownContainer"] code, [data-testid="stCode"] code { font-size: 1.15rem !important; }
-      """ + PRESENTED_SELECT_CSS + "</style>", unsafe_allow_html=True)
+      """ + PRESENTED_SELECT_CSS + "}</style>", unsafe_allow_html=True)
 
 
 # Select boxes, multiselect tags and their drop-down options at the same 1.25rem. Their boxes have

@@ -140,6 +140,9 @@ def shell():
     return page
 
 
+CLASS_LINK_DROPS = ("lock", "present")   # set by the link itself / the teacher's projector only
+
+
 def class_link(page) -> None:
     """Sidebar: the link for your class — this view (page, table, text, settings, tour step) with the
     table choice locked. Drawn after the page ran, so the link carries every value the page used."""
@@ -149,7 +152,8 @@ def class_link(page) -> None:
     with st.sidebar.expander("Copy the link for your class"):
         lock = st.toggle("Lock the table choice", value=True, key="class_link_lock",
                          help="Students who open the link cannot switch to another table in the sidebar.")
-        params = {key: value for key, value in st.query_params.to_dict().items() if key != "lock"}
+        # the teacher's view without presentation mode: a student's phone cannot hold projector type
+        params = {key: value for key, value in st.query_params.to_dict().items() if key not in CLASS_LINK_DROPS}
         if lock:
             params["lock"] = "1"
         path = f"{base}/{page.url_path}"

@@ -19,6 +19,7 @@ QUERY_KEYS = "_query_keys"          # query-param name -> session store key, thi
 QUERY_OF_STORE = "_query_of_store"  # session store key -> its query-param name, every run so far
 PAGE = "_page"                      # the url path of the page this run draws
 DRAWN_ON = "_kept_drawn_on"         # kept widget key -> the page it was last drawn on
+PER_TABLE = "_per_table_keys"       # kept keys whose default or valid values come from the table
 PENDING_WARNINGS = "_pending_warnings"   # messages found while reading the URL, shown atop the page
 
 
@@ -85,16 +86,31 @@ def _copy_widget(widget_key: str, key: str) -> None:
 _MISSING = object()
 
 
+def forget_per_table(kept: set[str] = frozenset()) -> None:
+    """The table changed: every per_table setting (see kept_widget) is forgotten, so the new table
+    opens with its own default, never the old table's choice. `kept`: keys set for the new table
+    (a tour step's view)."""
+    for key in st.session_state.get(PER_TABLE, ()):
+        if key not in kept:
+            forget_kept(key)
+
+
 def kept_widget(widget: Callable, label: str, key: str, default: Any, query: str | None = None,
-                parse: Callable[[str], Any] | None = None, scope: tuple | None = None, **kwargs) -> Any:
+                parse: Callable[[str], Any] | None = None, scope: tuple | None = None, per_table: bool = False,
+                **kwargs) -> Any:
     """A widget whose value persists across pages (Streamlit drops unrendered widget state).
 
     `scope`: what the widget's options come from (see scoped_key); its value is kept under `key`.
+    `per_table`: the setting's default or valid values come from the table (MiniLM's indicator is not
+    SmolLM2's, a seed's preset is that seed's): a switch of the sidebar's table forgets it
+    (forget_per_table), and the new table opens with its default.
     A kept value that is not one of `options` or is outside `min_value`..`max_value` (another
     table's, a shorter text's) falls back to the default. The widget is given the kept value only
     when it differs from what the widget holds: resending an equal value would overwrite
     whatever the user is typing into it while a rerun is on its way.
     """
+    if per_table:
+        st.session_state.setdefault(PER_TABLE, set()).add(key)
     value = keep(key, default, query, parse)
     if not _fits(value, kwargs):
         value = default if _fits(default, kwargs) else _first_fit(kwargs, default)

@@ -14,8 +14,8 @@ from core.text import markdown_literal as md
 from core.text import shorten
 from core.toy_tables import TOY_TABLES
 from ui import cached
-from ui.keys import TABLE_KEY
-from ui.state import forget_kept, parse_choice, set_kept, warn_later
+from ui.keys import TABLE_KEY, TOUR_APPLIED
+from ui.state import forget_kept, forget_per_table, parse_choice, set_kept, warn_later
 
 DEFAULT_TABLE = "seed000"
 EXTRA_TABLES = "extra_tables"        # name -> picker label of this session's models and uploads
@@ -130,6 +130,20 @@ def reset_view_on_table_change() -> None:
         forget_kept(key)
     # Widgets whose options come from the table are keyed by it (ui.state.scoped_key): the old
     # table's widgets are simply not drawn again, so none of them can show or return its choices.
+    forget_per_table(_set_by_tour(name))
+
+
+def _set_by_tour(name: str) -> set[str]:
+    """The kept keys a tour step's view set together with this table (this switch is the step's)."""
+    from core.lessons.tours import TOURS
+
+    applied = st.session_state.get(TOUR_APPLIED)
+    if not applied or applied[0] not in TOURS or applied[1] >= len(TOURS[applied[0]].steps):
+        return set()
+    view = TOURS[applied[0]].steps[applied[1]].view
+    if view.get("keep_table") != name:
+        return set()
+    return {key.removeprefix("keep_") for key, value in view.items() if st.session_state.get(key) == value}
 
 
 def add_table(name: str, label: str) -> None:

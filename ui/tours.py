@@ -11,8 +11,9 @@ from core.lessons.notes import notes_file_name, notes_markdown
 from core.lessons.notes_page import StepFigure, notes_html
 from core.lessons.tours import TOURS, TourStep
 from ui import keyboard, questions, state
+from ui.keys import TOUR_APPLIED
 
-APPLIED = "_tour_applied"       # the (tour, step) whose view was last put in place
+APPLIED = TOUR_APPLIED           # the (tour, step) whose view was last put in place
 
 
 def current_tour() -> tuple[str, int]:
@@ -104,10 +105,11 @@ def _notes_button(name: str) -> None:
 
     def reveal(question):
         return questions.noted_reveal(name, question)
-    text = notes_markdown(name, tour, questions.answers(), questions.noted_table, reveal, questions.shown_answer, today)
+    noted = questions.noted_answers()          # every attempt, in order
+    text = notes_markdown(name, tour, noted, questions.noted_table, reveal, questions.shown_answer, today)
     st.download_button("Download my notes", text, file_name=notes_file_name(name, today), mime="text/markdown",
                        key="tour_notes", icon=":material/download:", on_click="ignore")
-    page = notes_html(name, tour, questions.answers(), questions.noted_table, reveal, questions.shown_answer, today,
+    page = notes_html(name, tour, noted, questions.noted_table, reveal, questions.shown_answer, today,
                       [_step_figure(name, step) for step in tour.steps], PLOTLY_PLACEHOLDER)
     st.download_button("My notes with figures (web page)", lambda: page.replace(PLOTLY_PLACEHOLDER, plotly_script(), 1),
                        file_name=notes_file_name(name, today, "html"), mime="text/html", key="tour_notes_page",

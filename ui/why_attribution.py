@@ -37,10 +37,10 @@ def _choose_tokens(model, run) -> tuple[int | None, int | None]:
     against = ["none"] + top + [t for t in (versus,) if t != "none" and t not in top]
     c1, c2 = st.columns(2)
     label = {"top": f"the model's top guess ({why.token_name(model, top[0])})", "none": "nothing (the logit itself)"}
-    token = state.kept_widget(c1.selectbox, "Explain the logit of the next token", "why_token", "top",
+    token = state.kept_widget(c1.selectbox, "Explain the logit of the next token", "why_token", "top", per_table=True,
                               options=options, format_func=lambda t: label.get(t) or why.token_name(model, t))
     versus = state.kept_widget(c2.selectbox, "…minus the logit of", "why_versus", "none", options=against,
-                               format_func=lambda t: label.get(t) or why.token_name(model, t),
+                               per_table=True, format_func=lambda t: label.get(t) or why.token_name(model, t),
                                help="A logit difference says why this token and not that one.")
     return (None if token == "top" else int(token)), (None if versus == "none" else int(versus))
 

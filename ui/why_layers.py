@@ -57,7 +57,8 @@ def _skips(model, ids):
 
 def _show_one_layer(model, ids, skips) -> None:
     layer = state.kept_widget(st.number_input, "Look at one skipped layer", "why_skip_layer", 0, query="slayer",
-                              parse=state.parse_int_in(0, model.layers - 1), min_value=0, max_value=model.layers - 1)
+                              parse=state.parse_int_in(0, model.layers - 1), min_value=0, max_value=model.layers - 1,
+                              per_table=True)
     row = 1 + int(layer)
     tokens = model.table.tokens
     st.metric(f"Loss with layer {int(layer)} skipped", f"{skips.losses[0]:.3f} → {skips.losses[row]:.3f}",

@@ -93,7 +93,7 @@ def _show_intervention(model, ids, run, stats) -> None:
     with c2:
         layer = int(state.kept_widget(
             st.number_input, "In the stream entering layer", "why_mass_layer", stats.appearing_layer(), query="mlayer",
-            parse=state.parse_int_in(0, model.layers - 1), min_value=0, max_value=model.layers - 1,
+            parse=state.parse_int_in(0, model.layers - 1), min_value=0, max_value=model.layers - 1, per_table=True,
             help="By default the first layer whose input holds at least half the largest value: where they appear."))
     chosen = stats.marked(float(level)) & (stats.cells[:, 0] == layer)
     cells = [(int(p), int(k)) for p, k in stats.cells[chosen][:, 1:]]

@@ -83,7 +83,7 @@ def _answers(model, clean, corrupt) -> tuple[int, int] | None:
         current = state.keep(key, "top", query=query, parse=parse_token_choice(vocabulary, "top"))
         options = ["top"] + top + [t for t in (current,) if t != "top" and t not in top]
         names = {"top": f"its top guess ({why.token_name(model, top[0])})"}
-        picked = state.kept_widget(column.selectbox, label, key, "top", options=options,
+        picked = state.kept_widget(column.selectbox, label, key, "top", options=options, per_table=True,
                                    format_func=lambda t, names=names: names.get(t) or why.token_name(model, t),
                                    help="The token whose logit is compared: by default the text's own top next token.")
         chosen.append(top[0] if picked == "top" else int(picked))
@@ -156,7 +156,7 @@ def _show_heads(model, clean, corrupt, result, colour: str) -> None:
                 "the corrupted run.")
     layer = int(state.kept_widget(st.number_input, "Layer whose heads are patched", "why_patch_layer",
                                   model.layers - 1, query="player", parse=state.parse_int_in(0, model.layers - 1),
-                                  min_value=0, max_value=model.layers - 1))
+                                  min_value=0, max_value=model.layers - 1, per_table=True))
     answers = (result.clean_answer, result.corrupt_answer)
 
     def work(report):

@@ -1,6 +1,8 @@
 """Plotly figure builders for matrices and vectors: arrays in, go.Figure out. No streamlit."""
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import plotly.graph_objects as go
 
@@ -15,6 +17,10 @@ MAX_ANNOTATED_CELLS = 400   # above this, cell values are left to the hover
 # heatmap printed 16 px-wide "−0.12"s that ran into each other; its values stay in the hover.
 NARROWEST_CELLS_PX = 780
 DIGIT_WIDTH = 0.56          # a digit's width in Arial, in em: 7.8 px at 14 px
+# A 1 px gap between cells is drawn only where a cell keeps colour beside it: 384 columns with
+# xgap=1 in a half-width plot (~390 px) left no pixel per cell, and the heatmap drew nothing.
+GAPPED_CELLS_AT_MOST = 40   # cells along an axis
+GAPPED_CELL_PX = 4          # px a cell must have, at the narrowest screen served, to keep a gap
 # A font the visitor's system has, never the page's web font: the camera button draws the figure as
 # an SVG image, which cannot load web fonts, while Plotly sizes the margins in the page. Streamlit's
 # "Source Sans" was measured in the page and drawn ~10 % wider in a fallback font, cutting the
@@ -135,11 +141,12 @@ def for_projector(fig: go.Figure) -> go.Figure:
 def matrix_heatmap(matrix: np.ndarray, title: str, row_labels=None, column_labels=None,
                    highlight_rows=(), symmetric: bool = True, digits: int = 2,
                    hover_text=None, height: int | None = None, zero_centred: bool = True,
-                   colour_scale_bar: bool = True) -> go.Figure:
+                   colour_scale_bar: bool = True, width_share: float = 1.0) -> go.Figure:
     """(R, C) matrix -> annotated heatmap; title gets the shape; highlighted rows are boxed.
 
     colour_scale_bar=False drops the colour bar where the cells' own numbers say it all
-    (one-hot 0/1, or a matrix shown next to one that has the bar)."""
+    (one-hot 0/1, or a matrix shown next to one that has the bar); width_share is the share of
+    the main column the plot is given (0.5 in one of two columns)."""
     matrix = np.asarray(matrix, dtype=np.float64)
     rows, columns = matrix.shape
     row_labels = [str(r) for r in range(rows)] if row_labels is None else [str(r) for r in row_labels]
@@ -151,12 +158,13 @@ def matrix_heatmap(matrix: np.ndarray, title: str, row_labels=None, column_label
     bound = bound or 1.0
     shown = np.where(np.isfinite(matrix), matrix, np.nan)
     cell_texts = [[format_number(v, digits) for v in row] for row in matrix]
-    annotated = rows * columns <= MAX_ANNOTATED_CELLS and numbers_fit(cell_texts, columns)
+    style = cell_style(rows, columns, cell_texts, width_share)
+    annotated = style.numbers
     heatmap = go.Heatmap(
         z=shown, x=column_labels, y=row_labels,
         colorscale=DIVERGING if zero_centred else SEQUENTIAL,
         zmin=-bound if zero_centred else min(0.0, float(finite.min()) if finite.size else 0.0),
-        zmax=bound, colorbar=dict(thickness=12), showscale=colour_scale_bar, xgap=1, ygap=1)
+        zmax=bound, colorbar=dict(thickness=12), showscale=colour_scale_bar, xgap=style.xgap, ygap=style.ygap)
     if hover_text is not None:
         heatmap.update(customdata=hover_text, hovertemplate="%{customdata}<extra></extra>")
     elif annotated:  # exact cell values (−∞ included) in the hover; large matrices use %{z}
@@ -170,7 +178,7 @@ def matrix_heatmap(matrix: np.ndarray, title: str, row_labels=None, column_label
     if np.isneginf(matrix).any():     # −∞ gets its own colour instead of a blank cell
         fig.add_trace(go.Heatmap(z=np.where(np.isneginf(matrix), 1.0, np.nan), x=column_labels, y=row_labels,
                                  colorscale=[[0, MASKED_COLOUR], [1, MASKED_COLOUR]], showscale=False,
-                                 hoverinfo="skip", xgap=1, ygap=1))
+                                 hoverinfo="skip", xgap=style.xgap, ygap=style.ygap))
         if annotated:
             fig.data[0].update(textfont=dict(color="#0f172a"))
     for row in highlight_rows:
@@ -187,10 +195,36 @@ def matrix_heatmap(matrix: np.ndarray, title: str, row_labels=None, column_label
     return base_layout(fig, shown_title, auto_height)
 
 
-def numbers_fit(cell_texts: list[list[str]], columns: int, font_px: float = FONT["size"]) -> bool:
-    """True when the widest cell text fits a cell of a heatmap `columns` wide on a 1366 px screen."""
+@dataclass(frozen=True)
+class CellStyle:
+    """How a heatmap's cells are drawn: the gaps between them (px) and whether numbers go in them."""
+    xgap: int
+    ygap: int
+    numbers: bool
+
+
+def cell_style(rows: int, columns: int, cell_texts: list[list[str]] | None = None, width_share: float = 1.0,
+               height_px: float | None = None, font_px: float = FONT["size"],
+               max_numbers: int = MAX_ANNOTATED_CELLS) -> CellStyle:
+    """The one rule for a heatmap's cells, (rows, columns) of them: a gap only along an axis of at
+    most GAPPED_CELLS_AT_MOST cells, each GAPPED_CELL_PX or wider; numbers only where there are at
+    most max_numbers cells and the widest text fits its cell. width_share: the share of the main
+    column the plot gets (0.5 beside another); height_px: the cells' height (~the figure's)."""
+    width_px = NARROWEST_CELLS_PX * width_share
+    xgap = int(columns <= GAPPED_CELLS_AT_MOST and width_px / max(columns, 1) >= GAPPED_CELL_PX)
+    ygap = int(rows <= GAPPED_CELLS_AT_MOST and (height_px is None or height_px / max(rows, 1) >= GAPPED_CELL_PX))
+    numbers = (cell_texts is not None and rows * columns <= max_numbers
+               and numbers_fit(cell_texts, columns, font_px, width_share)
+               and (height_px is None or height_px / max(rows, 1) >= font_px + 2))
+    return CellStyle(xgap, ygap, bool(numbers))
+
+
+def numbers_fit(cell_texts: list[list[str]], columns: int, font_px: float = FONT["size"],
+                width_share: float = 1.0) -> bool:
+    """True when the widest cell text fits a cell of a heatmap `columns` wide on a 1366 px screen,
+    in a plot given width_share of the main column."""
     widest = max((len(text) for row in cell_texts for text in row), default=0)
-    return widest * DIGIT_WIDTH * font_px + 6 <= NARROWEST_CELLS_PX / max(columns, 1)
+    return widest * DIGIT_WIDTH * font_px + 6 <= NARROWEST_CELLS_PX * width_share / max(columns, 1)
 
 
 def _unique_labels(labels: list[str]) -> list[str]:

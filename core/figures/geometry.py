@@ -13,6 +13,7 @@ SEARCHED_MARKER = dict(size=18, color="#facc15", symbol="diamond", line=dict(col
 KIND_COLOURS = {
     "special": "#dc2626", "word start (Ġ/▁)": "#2563eb", "continuation (##)": "#f59e0b",
     "digits": "#16a34a", "punctuation": "#9333ea", "word": "#64748b", "new row": "#e11d48",
+    "byte piece": "#0891b2", "replacement character": "#a16207",
 }
 
 

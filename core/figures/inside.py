@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from core.figures.base import base_layout
+from core.figures.base import base_layout, cell_style
 
 
 def lens_grid(lens, vocabulary, token_ids, title: str) -> go.Figure:
@@ -25,12 +25,18 @@ def lens_grid(lens, vocabulary, token_ids, title: str) -> go.Figure:
         z=lens.top_probs[:, :, 0], x=positions, y=[_layer_name(layer) for layer in range(layers)],
         text=names, texttemplate="%{text}", textfont=dict(size=11), customdata=hover,
         hovertemplate="%{customdata}<extra></extra>", colorscale="Blues", zmin=0, zmax=1,
-        colorbar=dict(title="p(top-1)", thickness=12), xgap=1, ygap=1))
+        colorbar=dict(title="p(top-1)", thickness=12), **_gaps(layers, T)))
     fig.update_yaxes(autorange="reversed", type="category", title="after layer")
     fig.update_xaxes(type="category", side="top", tickangle=-45)
     fig = base_layout(fig, title, height=max(420, 22 * layers + 200))
     fig.update_layout(margin=dict(t=150))      # room for the slanted position labels above the grid
     return fig
+
+
+def _gaps(rows: int, columns: int) -> dict:
+    """xgap and ygap by the one rule of core.figures.base.cell_style (their own texts stay)."""
+    style = cell_style(rows, columns)
+    return dict(xgap=style.xgap, ygap=style.ygap)
 
 
 def _layer_name(layer: int) -> str:
@@ -80,7 +86,7 @@ def head_grid(scores: np.ndarray, title: str, colour_title: str, first_layer: in
         text=np.vectorize(lambda v: f"{v:.2f}")(scores), texttemplate="%{text}", textfont=dict(size=11),
         colorscale="RdBu_r" if diverging else "Viridis", zmid=0 if diverging else None,
         zmin=-bound if diverging else None, zmax=bound if diverging else None,
-        colorbar=dict(title=colour_title, thickness=12), xgap=1, ygap=1,
+        colorbar=dict(title=colour_title, thickness=12), **_gaps(layers, heads),
         hovertemplate="%{y} %{x}: %{z:.4f}<extra></extra>"))
     fig.update_yaxes(autorange="reversed", type="category")
     fig.update_xaxes(type="category", side="top")

@@ -6,7 +6,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from core.figures.geometry import pca_scatter, scatter_plot_area
-from core.figures.labels import padded_range, place_labels, to_pixels
+from core.figures.labels import PLACED_FONT_PX, boxes_overlap, label_boxes, padded_range, place_labels, to_pixels
 
 # Tableau's 10 and two more: neighbouring clusters stay apart; further clusters reuse them in turn
 PALETTE = ("#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948",
@@ -93,8 +93,18 @@ def _name_clusters(fig: go.Figure, coords: np.ndarray, texts: list[str], centres
         return
     x_range, y_range = padded_range(coords[:, 0], 0.05), padded_range(coords[:, 1], 0.05)
     area = scatter_plot_area(x_range, y_range, fig.layout.height or 560, equal_aspect)
-    offsets = place_labels(to_pixels(points[:, :2], x_range, y_range, area), texts, area=area)
-    for (x, y), text, colour, (ax, ay) in zip(points, texts, colours, offsets):
+    points_px = to_pixels(points[:, :2], x_range, y_range, area)
+    offsets = place_labels(points_px, texts, area=area)
+    # Where no spot was free a label would print over another: it is left off (the chosen cluster's
+    # and the largest ones come first), and the page's table lists every cluster.
+    kept: list[int] = []
+    boxes = label_boxes(points_px, offsets, texts, PLACED_FONT_PX)
+    for k, box in enumerate(boxes):
+        if not any(boxes_overlap([box, boxes[i]]) for i in kept):
+            kept.append(k)
+    fig.update_layout(meta={"cluster_labels_left_off": len(texts) - len(kept)})
+    for k in kept:
+        (x, y), text, colour, (ax, ay) = points[k], texts[k], colours[k], offsets[k]
         fig.add_annotation(x=x, y=y, text=text, showarrow=True, arrowhead=0, arrowwidth=1, arrowcolor=colour,
                            ax=ax, ay=ay, bgcolor="rgba(255,255,255,0.9)", bordercolor=colour, borderwidth=2,
                            borderpad=2, font=dict(size=13, color="#111"))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from core.figures.base import DIVERGING, base_layout
+from core.figures.base import DIVERGING, base_layout, cell_style
 from core.text import format_number
 
 POSITIVE, NEGATIVE = "#2563eb", "#dc2626"
@@ -34,13 +34,14 @@ def layer_grid(values: np.ndarray, columns: list[str], title: str, colour_title:
         bound = float(np.abs(finite).max()) if finite.size else 1.0
     bound = bound or 1.0
     rows, cols = values.shape
+    texts = [[format_number(v, digits) for v in row] for row in values]
+    style = cell_style(rows, cols, texts, font_px=11, max_numbers=600)
     fig = go.Figure(go.Heatmap(
         z=values, x=list(columns), y=list(row_names),
-        text=[[format_number(v, digits) for v in row] for row in values],
-        texttemplate="%{text}" if rows * cols <= 600 else None, textfont=dict(size=11),
+        text=texts, texttemplate="%{text}" if style.numbers else None, textfont=dict(size=11),
         colorscale=DIVERGING if zero_centred else "Blues", zmid=0 if zero_centred else None,
         zmin=-bound if zero_centred else 0, zmax=bound, colorbar=dict(title=colour_title, thickness=12),
-        xgap=1, ygap=1, hovertemplate="%{y}, %{x}: %{z:.4f}<extra></extra>"))
+        xgap=style.xgap, ygap=style.ygap, hovertemplate="%{y}, %{x}: %{z:.4f}<extra></extra>"))
     fig.update_yaxes(autorange="reversed", type="category")
     slanted = max(map(len, columns), default=0) > 4
     # long labels (positions with their tokens) slant below the grid, where they cannot reach the title
@@ -85,15 +86,17 @@ def massive_grid(ratios: np.ndarray, largest: np.ndarray, sink: np.ndarray, colu
 
     ratios = np.asarray(ratios, dtype=np.float64)
     rows, cols = ratios.shape
+    texts = [[format_number(v, 0) for v in row] for row in np.asarray(largest, dtype=np.float64)]
+    style = cell_style(rows, cols, texts, width_share=0.8, font_px=10)
     fig = make_subplots(rows=1, cols=2, shared_yaxes=True, column_widths=[0.8, 0.2], horizontal_spacing=0.02)
     fig.add_trace(go.Heatmap(
         z=np.log10(np.maximum(ratios, 1.0)), x=list(columns), y=list(row_names), customdata=np.asarray(largest),
-        text=[[format_number(v, 0) for v in row] for row in np.asarray(largest, dtype=np.float64)],
-        texttemplate="%{text}" if rows * cols <= 400 else None, textfont=dict(size=10),
+        text=texts, texttemplate="%{text}" if style.numbers else None, textfont=dict(size=10),
         colorscale="Blues", zmin=0, zmax=max(3.0, float(np.log10(np.maximum(ratios, 1.0)).max())),
         colorbar=dict(title="max ÷ median", thickness=12, tickvals=[0, 1, 2, 3, 4],
                       ticktext=["1×", "10×", "100×", "1,000×", "10,000×"], x=1.01),
-        xgap=1, ygap=1, hovertemplate="%{y}, %{x}: max |value| %{customdata:.1f}<extra></extra>"), row=1, col=1)
+        xgap=style.xgap, ygap=style.ygap,
+        hovertemplate="%{y}, %{x}: max |value| %{customdata:.1f}<extra></extra>"), row=1, col=1)
     for marked, symbol, name in ((marks[0], "square-open", "≥ 100× the median"),
                                  (marks[1], "square", "≥ 1,000× the median")):
         where = np.argwhere(np.asarray(marked))

@@ -37,15 +37,32 @@ def table_markdown(table: EmbeddingTable) -> str:
     return "\n".join([header, rule, *rows])
 
 
-def _question_lines(question: Question, reveal: Reveal | str, given, shown_given: str) -> list[str]:
+def attempts_of(given) -> list:
+    """A question's answers in the order given: `answers` maps a question to its one answer, or to
+    the list of every attempt (a wrong first try stays in the notes beside the right one)."""
+    if given is None:
+        return []
+    return list(given) if isinstance(given, (list, tuple)) else [given]
+
+
+def attempt_texts(question: Question, reveal: Reveal, given, shown: Callable[[Question, object], str]) -> list[str]:
+    """'dog (not right)', 'is (right)': each attempt with its verdict, in order."""
+    return [f"{shown(question, attempt)} ({'right' if is_right(question, reveal, attempt) else 'not right'})"
+            for attempt in attempts_of(given)]
+
+
+def _question_lines(question: Question, reveal: Reveal | str, given,
+                    shown: Callable[[Question, object], str]) -> list[str]:
     lines = [f"**Question.** {question.prompt}", ""]
     if isinstance(reveal, str):
         return lines + [f"*{reveal}*", ""]
-    if given is None:
+    tries = attempt_texts(question, reveal, given, shown)
+    if not tries:
         lines.append("- Your answer: *(not answered)*")
+    elif len(tries) == 1:
+        lines.append(f"- Your answer: {_cell(tries[0])}")
     else:
-        verdict = "right" if is_right(question, reveal, given) else "not right"
-        lines.append(f"- Your answer: {_cell(shown_given)} ({verdict})")
+        lines.append("- Your answers, in order: " + "; ".join(f"{n}. {_cell(t)}" for n, t in enumerate(tries, 1)))
     lines += [f"- The answer: **{_cell(reveal.right)}**", f"- {_cell(reveal.numbers)} {_cell(reveal.why)}", ""]
     return lines
 
@@ -53,7 +70,8 @@ def _question_lines(question: Question, reveal: Reveal | str, given, shown_given
 def notes_markdown(tour_name: str, tour: Tour, answers: dict, table_of: Callable[[str], EmbeddingTable | None],
                    reveal_of: Callable[[Question], Reveal | str], shown: Callable[[Question, object], str],
                    day: datetime.date) -> str:
-    """The whole tour as Markdown. answers: (tour_name, question key) -> the learner's answer;
+    """The whole tour as Markdown. answers: (tour_name, question key) -> the learner's answer, or
+    every answer tried, in order (attempts_of);
     table_of(name) gives a step's table (None: a model's or a whole vocabulary's, named but not opened
     for a file); reveal_of(question) the computed answer or why there is none."""
     lines = [f"# {tour.title}", "", f"Notes from Embedding Lens, {day.isoformat()}. "
@@ -70,6 +88,5 @@ def notes_markdown(tour_name: str, tour: Tour, answers: dict, table_of: Callable
             except ValueError as error:
                 lines += [f"*(table {_cell(table_name)} could not be opened: {_cell(error)})*", ""]
         for question in step.questions:
-            given = answers.get((tour_name, question.key))
-            lines += _question_lines(question, reveal_of(question), given, shown(question, given))
+            lines += _question_lines(question, reveal_of(question), answers.get((tour_name, question.key)), shown)
     return "\n".join(lines).rstrip() + "\n"

@@ -10,8 +10,8 @@ import re
 from dataclasses import dataclass
 from typing import Callable
 
-from core.lessons.notes import MAX_NOTE_ROWS
-from core.lessons.questions import Question, Reveal, is_right
+from core.lessons.notes import MAX_NOTE_ROWS, attempt_texts
+from core.lessons.questions import Question, Reveal
 from core.lessons.tours import Tour
 from core.tables import EmbeddingTable
 
@@ -54,16 +54,19 @@ def _table_html(table: EmbeddingTable) -> str:
     return f"<table><tr><th>token</th><th>id</th>{head}</tr>{rows}</table>"
 
 
-def _question_html(question: Question, reveal: Reveal | str, given, shown_given: str) -> str:
+def _question_html(question: Question, reveal: Reveal | str, given, shown: Callable[[Question, object], str]) -> str:
     parts = [f"<p><strong>Question.</strong> {html.escape(question.prompt)}</p>"]
     if isinstance(reveal, str):
         parts.append(f"<p class='missing'>{html.escape(reveal)}</p>")
     else:
-        if given is None:
+        tries = attempt_texts(question, reveal, given, shown)
+        if not tries:
             parts.append("<p>Your answer: <em>(not answered)</em></p>")
+        elif len(tries) == 1:
+            parts.append(f"<p>Your answer: {html.escape(tries[0])}</p>")
         else:
-            verdict = "right" if is_right(question, reveal, given) else "not right"
-            parts.append(f"<p>Your answer: {html.escape(shown_given)} ({verdict})</p>")
+            parts.append("<p>Your answers, in order:</p><ol>"
+                         + "".join(f"<li>{html.escape(t)}</li>" for t in tries) + "</ol>")
         parts.append(f"<p>The answer: <strong>{html.escape(reveal.right)}</strong></p>"
                      f"<p>{html.escape(reveal.numbers)} {html.escape(reveal.why)}</p>")
     return "<div class='question'>" + "".join(parts) + "</div>"
@@ -98,8 +101,7 @@ def notes_html(tour_name: str, tour: Tour, answers: dict, table_of: Callable[[st
                 body.append(f"<p class='missing'>(table {html.escape(table_name)} could not be opened: "
                             f"{html.escape(str(error))})</p>")
         for question in step.questions:
-            given = answers.get((tour_name, question.key))
-            body.append(_question_html(question, reveal_of(question), given, shown(question, given)))
+            body.append(_question_html(question, reveal_of(question), answers.get((tour_name, question.key)), shown))
     return ("<!doctype html><html lang='en'><head><meta charset='utf-8'>"
             "<meta name='viewport' content='width=device-width, initial-scale=1'>"
             f"<title>{html.escape(tour.title)}</title><style>{_STYLE}</style>"

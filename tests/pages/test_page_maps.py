@@ -202,3 +202,26 @@ def test_a_map_process_that_died_is_said_to_have_stopped(monkeypatch):
     errors = texts(at.error)
     assert any("the map process stopped before it finished" in e and "settings are fine" in e for e in errors), errors
     assert not any("Try other settings" in e for e in errors)
+
+
+def test_the_page_says_what_the_clustering_did_and_every_cluster_is_choosable():
+    """Issue 31: clusters found, the share of noise and the "mixed" ones said; the picker holds every
+    cluster (not only the ones the map names); the map says which labels it writes."""
+    import re
+
+    at = open_page("maps", table="minilm", method="PCA", n="3000", seed="3")
+    assert_clean(at)
+    summary = at.dataframe[0].value
+    clusters = summary[summary["cluster"] > 0]
+    noise = int(summary[summary["cluster"] == 0]["tokens"].sum())
+    mixed = int((clusters["label (share of its tokens)"] == "mixed").sum())
+    said = next(t for t in texts(at.markdown) if "clusters found" in t)
+    assert said.startswith(f"{len(clusters):,} clusters found; {noise:,} of 3,000 points ({noise / 3000:.0%})")
+    assert f"{mixed:,} of the clusters" in said
+    picker = next(s for s in at.selectbox if (s.key or "").startswith("maps_cluster@"))
+    assert len(picker.options) == len(clusters) + 1 > 12
+    note = next(c for c in texts(at.caption) if "The map writes the labels of" in c)
+    written = int(re.search(r"labels of (\d+) of", note).group(1))
+    cluster_notes = [a for a in figure(at, 0)["layout"].get("annotations", [])
+                     if re.match(r"\d+: ", a.get("text", ""))]                   # the chosen tokens have their own
+    assert written == len(cluster_notes)

@@ -82,3 +82,37 @@ def test_a_tampered_lock_is_said_and_an_unlocked_link_carries_none():
     at = open_page("lookup", table="seed003", lock="1")
     at.text_input(key="lookup_text").input("dog").run()
     assert at.query_params["lock"] == "1" and at.query_params["text"] == "dog"    # kept on every run
+
+
+def test_the_class_link_keeps_the_teachers_view_but_not_presentation_mode():
+    """A class link carrying present=True gave every student's phone projector type (issue 31):
+    the link keeps page, table, text, tour step and lock, and leaves presentation mode to the teacher."""
+    from urllib.parse import parse_qs, urlsplit
+
+    at = open_page("home", tour="seed004", tstep="1", present="True")
+    assert_clean(at)
+    assert at.session_state["keep_present"] is True                      # the teacher presents
+    link = urlsplit(at.sidebar.code[-1].value)
+    params = parse_qs(link.query)
+    assert "present" not in params
+    assert params["tour"] == ["seed004"] and params["tstep"] == ["1"] and params["lock"] == ["1"]
+    assert params["table"] == [at.query_params["table"]]
+    at = open_page("lookup", table="seed003", text="dog cat", present="True")
+    params = parse_qs(urlsplit(at.sidebar.code[-1].value).query)
+    assert "present" not in params and params["text"] == ["dog cat"] and params["table"] == ["seed003"]
+    assert params["lock"] == ["1"]
+
+
+def test_presentation_type_applies_only_to_wide_windows():
+    at = open_page("lookup", table="seed003", present="True")
+    styles = [m.value for m in at.markdown if "font-size: 3.2rem" in m.value]
+    assert styles and all("@media (min-width: 1200px)" in s for s in styles)
+
+
+def test_every_attempt_is_kept_for_the_notes():
+    at = open_page("home", tour="seed004", tstep="1")
+    _answer(at, "seed004", "cosine_cat", "is")                           # wrong
+    at.button(key="tourq_seed004_cosine_cat_again").click().run()
+    _answer(at, "seed004", "cosine_cat", "dog")                          # right
+    assert at.session_state["tour_attempts"][("seed004", "cosine_cat")] == ["is", "dog"]
+    assert at.session_state["tour_answers"][("seed004", "cosine_cat")] == "dog"

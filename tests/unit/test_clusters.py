@@ -101,3 +101,44 @@ def test_smollm2_digits_and_byte_pieces_come_out_as_labelled_clusters():
     shares = {p: share_in_named_clusters(labels, properties, clusters, p) for p in wanted}
     assert shares["digits"] >= 0.8, shares
     assert shares["partial UTF-8"] >= 0.4, shares
+
+
+def test_the_summary_says_clusters_noise_and_mixed_as_counted_by_hand():
+    """2,000 points gave 96 clusters with 52 % noise and the page never said so (issue 31)."""
+    from core.clusters import clustering_summary, summary_sentence
+
+    points = blobs()
+    labels = np.array([0] * 70 + [-1] * 10 + [1] * 50 + [2] * 25 + [-1] * 5)
+    properties = np.zeros((len(points), len(PROPERTIES)), dtype=bool)
+    properties[70:80, PROPERTIES.index("digits")] = True      # noise only: no cluster named by it
+    properties[80:130, PROPERTIES.index("digits")] = True     # cluster 1: digits
+    clusters = describe_clusters(points, labels, properties)
+    summary = clustering_summary(labels, clusters)
+    mixed_by_hand = sum(1 for c in range(3) if not properties[labels == c].any(axis=0).any())
+    assert (summary.found, summary.noise, summary.points, summary.mixed) == (3, 15, 160, mixed_by_hand) == (3, 15, 160, 2)
+    said = summary_sentence(summary)
+    assert said.startswith("3 clusters found; 15 of 160 points (9%) are in none (noise); 2 of the clusters are")
+    assert "every one of the 4 points" in summary_sentence(clustering_summary(np.array([0, 0, 1, 1]), clusters[:2]))
+
+
+def test_cluster_labels_on_the_map_never_overlap():
+    """Twelve clusters whose centres crowd one spot: labels that would print over others are left
+    off (and counted), those written keep apart at the projector's 18 px."""
+    from core.figures.labels import PLACED_FONT_PX, boxes_overlap, label_boxes, padded_range, to_pixels
+    from core.figures.geometry import scatter_plot_area
+    from core.figures.map_clusters import clustered_map
+
+    rng = np.random.default_rng(0)
+    coords = np.concatenate([rng.normal(0, 0.01, (120, 2)), rng.normal(0, 5, (200, 2))])
+    labels = np.concatenate([np.repeat(np.arange(12), 10), -np.ones(200, dtype=int)])
+    names = [f"cluster {c} · digits 90% · leading space 80%" for c in range(12)]
+    fig = clustered_map(coords, ["t"] * len(coords), np.arange(len(coords)), "m", None, labels, names,
+                        [int(c * 10) for c in range(12)], density=False, equal_aspect=False)
+    notes = [a for a in fig.layout.annotations if a.text]
+    assert 1 <= len(notes) < 12
+    assert fig.layout.meta["cluster_labels_left_off"] == 12 - len(notes)
+    x_range, y_range = padded_range(coords[:, 0], 0.05), padded_range(coords[:, 1], 0.05)
+    area = scatter_plot_area(x_range, y_range, fig.layout.height or 560, False)
+    points = to_pixels(np.array([[a.x, a.y] for a in notes]), x_range, y_range, area)
+    assert boxes_overlap(label_boxes(points, [(a.ax, a.ay) for a in notes], [a.text for a in notes],
+                                     PLACED_FONT_PX)) == []

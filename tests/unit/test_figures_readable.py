@@ -127,3 +127,33 @@ def test_sidebar_picker_labels_fit_without_their_size():
     assert picker_label("GloVe 6B 50d (words, 400000 × 50)") == "GloVe 6B 50d (words)"
     assert picker_label("my table (12 × 4)") == "my table"
     assert len(picker_label("an uploaded table with a very long file name.safetensors")) == PICKER_CHARS
+
+
+def test_wide_heatmaps_draw_without_gaps_and_small_ones_keep_them():
+    """384 columns with xgap=1 in a half-width plot left no pixel per cell: MiniLM's "X after
+    renaming" drew nothing (issue 31). The gap and the numbers follow one rule (cell_style)."""
+    from core.figures.base import cell_style, matrix_heatmap
+
+    rng = np.random.default_rng(0)
+    wide = matrix_heatmap(rng.standard_normal((9, 384)) * 0.1, "X after renaming", colour_scale_bar=False,
+                          width_share=0.5)
+    assert wide.data[0].xgap == 0 and wide.data[0].texttemplate is None and wide.data[0].text is None
+    assert wide.data[0].ygap == 1                                   # 9 rows keep theirs
+    small = matrix_heatmap(rng.standard_normal((4, 4)) * 0.3, "X", width_share=0.5)
+    assert small.data[0].xgap == 1 and small.data[0].ygap == 1 and small.data[0].texttemplate == "%{text}"
+    # the rule on its own: 41 columns, or cells under 4 px, lose the gap; numbers need room
+    assert cell_style(2, 40).xgap == 1 and cell_style(2, 41).xgap == 0
+    assert cell_style(2, 30, width_share=0.1).xgap == 0               # 78 px / 30 < 4 px a cell
+    assert cell_style(60, 2).ygap == 0
+    assert not cell_style(2, 30, [["−0.12"] * 30] * 2, width_share=0.5).numbers
+    assert cell_style(2, 4, [["−0.12"] * 4] * 2, width_share=0.5).numbers
+
+
+def test_every_heatmap_builder_drops_gaps_when_wide():
+    from core.figures.inside import head_grid
+    from core.figures.why import layer_grid
+
+    grid = layer_grid(np.zeros((3, 100)), [str(c) for c in range(100)], "t", "c", ["a", "b", "c"])
+    assert grid.data[0].xgap == 0 and grid.data[0].texttemplate is None
+    heads = head_grid(np.zeros((30, 9)), "t", "c")
+    assert heads.data[0].xgap == 1 and heads.data[0].ygap == 1

@@ -111,3 +111,20 @@ def test_notes_carry_steps_questions_and_answers():
     assert "| sleeping | 10447 | -0.3 | 0.55 | 0.4 | -0.1 |" in text
     odd = make_table("odd", {"a|b": [1.0]}, "test")
     assert "a\\|b" in table_markdown(odd)
+
+
+def test_notes_keep_every_attempt_in_order_with_the_right_answer():
+    """A wrong first try, then the right one: both are in the notes, in order (issue 31)."""
+    from core.lessons.notes_page import notes_html
+    from core.toy_tables import toy_table
+
+    tour = TOURS["seed004"]
+    answers = {("seed004", "cosine_cat"): ["is", "dog"], ("seed004", "id_sleeping"): 10447}
+    day = datetime.date(2026, 11, 30)
+    reveal = lambda question: question.answer(toy_table(question.table))   # noqa: E731
+    text = notes_markdown("seed004", tour, answers, toy_table, reveal, lambda question, given: str(given), day)
+    assert "- Your answers, in order: 1. is (not right); 2. dog (right)" in text
+    assert "- Your answer: 10447 (right)" in text and "The answer: **dog**" in text
+    page = notes_html("seed004", tour, answers, toy_table, reveal, lambda question, given: str(given), day,
+                      [None] * len(tour.steps), "")
+    assert "<p>Your answers, in order:</p><ol><li>is (not right)</li><li>dog (right)</li></ol>" in page

@@ -29,6 +29,10 @@ def held(token: str, byte_level: bool = False) -> set[str]:
     ("Ċ", True, {"whitespace"}),                        # byte 0x0A: a line break
     ("<0xE3>", False, {"byte", "partial UTF-8"}),       # SentencePiece's byte fallback
     ("Ã", False, {"Latin", "Capitalised"}),             # in a WordPiece vocabulary, just a letter
+    ("ï¿½", True, {"replacement character"}),          # SmolLM2's id 24211: U+FFFD's bytes EF BF BD
+    ("�", False, {"replacement character"}),
+    ("²", False, {"numeric"}), ("Â½", True, {"numeric"}), ("£10", False, {"numeric"}),
+    ("âĤĤ", True, {"numeric"}),                        # '₂' (E2 82 82)
 ])
 def test_each_kind_of_token(token, byte_level, expected):
     assert held(token, byte_level) == expected
@@ -55,3 +59,62 @@ def test_the_matrix_has_one_column_per_property():
     assert matrix.shape == (3, len(PROPERTIES)) and matrix.dtype == bool
     assert matrix[0, PROPERTIES.index("digits")] and matrix[1, PROPERTIES.index("## continuation")]
     assert np.array_equal(matrix[2], list(token_properties("ĠĠ", False).values()))
+
+
+def _vocabulary(name: str) -> list[str]:
+    from transformers import AutoTokenizer
+
+    from core.models.pretrained import minilm_dir
+    from core.models.smollm2_cache import ensure_smollm2_cache
+
+    folder = ensure_smollm2_cache()[0] if name == "smollm2" else minilm_dir()
+    tokenizer = AutoTokenizer.from_pretrained(folder, local_files_only=True)
+    return tokenizer.convert_ids_to_tokens(list(range(len(tokenizer))))
+
+
+@pytest.mark.parametrize("name", ["smollm2", "minilm"])
+def test_every_token_of_the_built_in_vocabularies_has_a_property_and_a_kind(name):
+    """A token with no property joins whatever cluster it lands in unnamed: a cluster of SmolLM2's
+    'ï¿½' read "punctuation 94 %" (issue 31). Each is checked against Python's UTF-8 codec."""
+    from core.pieces import TOKEN_KINDS, token_kind
+
+    vocabulary = _vocabulary(name)
+    byte_level = is_byte_level(vocabulary)
+    assert byte_level == (name == "smollm2")
+    matrix = property_matrix(vocabulary, byte_level)
+    assert [t for t, row in zip(vocabulary, matrix) if not row.any()] == []
+    kinds = [token_kind(t, byte_level) for t in vocabulary]
+    assert set(kinds) <= set(TOKEN_KINDS)
+    if name == "smollm2":
+        char_of_byte = {b: c for c, b in byte_of_char().items()}
+        replacement = "".join(char_of_byte[b] for b in "\ufffd".encode("utf-8"))
+        assert vocabulary[24211] == replacement
+        assert kinds[24211] == "replacement character"
+        assert matrix[24211, PROPERTIES.index("replacement character")]
+        assert not matrix[24211, PROPERTIES.index("punctuation")]
+        # every piece that is not whole UTF-8 is a byte piece, by the codec's own reading
+        for token, kind in zip(vocabulary, kinds):
+            raw = bytes(byte_of_char()[ch] for ch in token) if all(ch in byte_of_char() for ch in token) else None
+            if raw is None:
+                continue
+            try:
+                raw.decode("utf-8")
+            except UnicodeDecodeError:
+                assert kind == "byte piece", token
+
+
+def test_byte_pieces_have_their_kind():
+    from core.pieces import token_kind
+
+    assert token_kind("<0xE3>") == "byte piece" and token_kind("<0x41>") == "byte piece"
+    assert token_kind("Ã", byte_level=True) == "byte piece" and token_kind("Ã", byte_level=False) == "word"
+    assert token_kind("ĠÃ", byte_level=True) == "byte piece"
+    assert token_kind("Ġcat", byte_level=True) == "word start (Ġ/▁)"
+
+
+def test_every_token_kind_has_its_own_colour():
+    from core.figures.geometry import KIND_COLOURS
+    from core.pieces import TOKEN_KINDS
+
+    assert set(TOKEN_KINDS) <= set(KIND_COLOURS)
+    assert len({KIND_COLOURS[kind] for kind in TOKEN_KINDS}) == len(TOKEN_KINDS)
