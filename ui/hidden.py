@@ -181,7 +181,7 @@ def show_candidates(table: EmbeddingTable, frame: pd.DataFrame, found: vh.Candid
                       column_config={"indicator": st.column_config.NumberColumn(format="%.4f")})
     more = f" (the first {len(listed)} listed)" if len(frame) > len(listed) else ""
     st.caption(f"{len(frame):,} candidates: the lowest {found.percentile:g} % of the tokens, at or below "
-               f"{found.threshold:.4g}{more}.")
+               f"{found.threshold:.4g}{more}. Values equal to float32 precision are tied and listed by token id.")
     st.download_button(f"⬇ candidates ({len(frame):,} rows).csv", render.frame_csv_text(frame),
                        file_name=f"{render.export_name('undertrained')}.csv", mime="text/csv", key="hid_csv")
 
