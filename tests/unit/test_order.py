@@ -38,6 +38,7 @@ def test_ranked_is_the_brute_force_rule(seed, descending):
     assert order.top_k(values, 7, ids, descending, tol).tolist() == expected[:7]
     rank = order.ranks(values, ids, descending, tol)
     assert [int(rank[i]) for i in expected] == list(range(1, 41))
+    assert [order.rank_of(values, i, ids, descending, tol) for i in expected] == list(range(1, 41))
 
 
 @pytest.mark.parametrize("seed", range(10))
