@@ -195,7 +195,9 @@ def top_k_rows(values: np.ndarray, k: int, descending: bool = True, rel: float =
     Each row's tolerance is `rel` × its largest finite |value| unless `tol` (b,) is given. The k
     smallest keys and a few more are partitioned out per row; a row whose k-th value's tie group
     reaches the end of that window is ranked in full (rare: it needs a chain of ties)."""
-    values = np.asarray(values, dtype=np.float64)
+    values = np.asarray(values)
+    if not np.issubdtype(values.dtype, np.floating):
+        values = values.astype(np.float64)
     rows, count = values.shape
     k = max(0, min(int(k), count))
     if tol is None:
@@ -207,7 +209,7 @@ def top_k_rows(values: np.ndarray, k: int, descending: bool = True, rel: float =
         near = np.argpartition(keys, window - 1, axis=1)[:, :window]       # (b, w), unordered
     else:
         near = np.broadcast_to(np.arange(count), (rows, count)).copy()
-    near_keys = np.take_along_axis(keys, near, axis=1)
+    near_keys = np.take_along_axis(keys, near, axis=1).astype(np.float64)
     by_value = np.argsort(near_keys, axis=1, kind="stable")
     near, near_keys = np.take_along_axis(near, by_value, axis=1), np.take_along_axis(near_keys, by_value, axis=1)
     with np.errstate(invalid="ignore"):
