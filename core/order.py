@@ -20,7 +20,9 @@ import numpy as np
 
 FLOAT32 = 1e-6       # a float32 accumulation: ~8 ulps of 2^-24 relative to the largest value
 LAYERWISE = 1e-5     # float32 passes layer by layer: rounding compounds over the layers
-FLOAT16 = 1e-2       # half-precision values (fp16 rounding 2^-11, compounded by accumulation)
+# No looser tolerance for float16 values: they lie on the fp16 grid, and a tolerance of one grid
+# step or more joins a dense region into one chain (a model's early-layer logits: hundreds of tokens
+# listed by id). Exactly equal fp16 values (common) are tied under any tolerance.
 
 
 def tolerance(values: np.ndarray, rel: float = FLOAT32) -> float:
@@ -180,6 +182,13 @@ def ranked_before(values: np.ndarray, position: int, ids=None, descending: bool 
         beyond = values > high if descending else values < low
         tied = (values >= low) & (values <= high)
     return beyond | (tied & (ids < own_id))
+
+
+def rank_among(values: np.ndarray, value: float, tol: float) -> int:
+    """values (n,) -> 1 + the number of values more than `tol` above `value`: the rank a value shares
+    with the values tied with it. For a count deep in a dense distribution (a target token's rank among
+    49,152 logits), where a single-linkage chain would tie thousands of values a grid step apart."""
+    return int(np.count_nonzero(np.asarray(values) > value + tol)) + 1
 
 
 def rank_of(values: np.ndarray, position: int, ids=None, descending: bool = True,

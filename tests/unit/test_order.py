@@ -108,3 +108,26 @@ def test_top_k_rows_is_each_rows_ranked_first_k():
 def test_ids_must_match_the_values():
     with pytest.raises(ValueError, match="3 ids for 2 values"):
         order.ranked(np.array([1.0, 2.0]), ids=[0, 1, 2])
+
+
+def test_rank_among_counts_only_values_clearly_above():
+    values = np.array([5.0, 3.0, 3.0 + 1e-9, 3.0 - 1e-9, 2.9, 1.0])
+    assert order.rank_among(values, 3.0, 1e-6) == 2 and order.rank_among(values, 2.9, 1e-6) == 5
+    assert order.rank_among(values, 5.0, 1e-6) == 1
+
+
+def test_model_rankings_list_tied_values_by_id():
+    """Next-token logits and head scores a hair apart (another CPU's rounding) are listed by token id
+    and by (layer, head) in reading order."""
+    from core.models.heads import ranked_heads
+    from core.models.runs import ModelRun
+
+    rng = np.random.default_rng(7)
+    for _ in range(10):
+        logits = rng.normal(size=(2, 5000)).astype(np.float32)
+        logits[1, [4000, 17, 2500]] = 30.0 * (1 + rng.uniform(-1e-7, 1e-7, size=3))
+        run = ModelRun((1, 2), np.zeros((1, 1, 2, 2)), np.zeros((2, 2, 3)), logits)
+        assert [token for token, _ in run.top_next_tokens(3)] == [17, 2500, 4000]
+        scores = rng.uniform(size=(4, 6))
+        scores[[3, 0, 2], [1, 5, 0]] = 2.0 * (1 + rng.uniform(-1e-7, 1e-7, size=3))
+        assert [(layer, head) for layer, head, _ in ranked_heads(scores, 3)] == [(0, 5), (2, 0), (3, 1)]
