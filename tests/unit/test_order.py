@@ -131,3 +131,20 @@ def test_model_rankings_list_tied_values_by_id():
         scores = rng.uniform(size=(4, 6))
         scores[[3, 0, 2], [1, 5, 0]] = 2.0 * (1 + rng.uniform(-1e-7, 1e-7, size=3))
         assert [(layer, head) for layer, head, _ in ranked_heads(scores, 3)] == [(0, 5), (2, 0), (3, 1)]
+
+
+def test_a_clusters_central_tokens_tied_in_distance_are_listed_by_row():
+    """Points on a circle around their cluster's centre (equal distances up to 1e-7 relative noise):
+    the central tokens are the lowest rows, whatever the noise."""
+    from core.clusters import describe_clusters
+    from core.token_props import PROPERTIES
+
+    rng = np.random.default_rng(1)
+    angles = np.linspace(0, 2 * np.pi, 12, endpoint=False)
+    circle = np.stack([np.cos(angles), np.sin(angles)], axis=1)                # (12, 2), centre 0
+    shuffled = rng.permutation(12)
+    for _ in range(5):
+        coords = circle[shuffled] * (1 + rng.uniform(-1e-7, 1e-7, size=(12, 1)))
+        found = describe_clusters(coords, np.zeros(12, dtype=int), np.zeros((12, len(PROPERTIES)), dtype=bool),
+                                  central=4)
+        assert found[0].central == (0, 1, 2, 3)
