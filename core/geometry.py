@@ -135,16 +135,18 @@ def compare_vectors(a: np.ndarray, b: np.ndarray) -> PairComparison:
     return PairComparison(float(np.linalg.norm(a)), float(np.linalg.norm(b)), dot, cos, angle)
 
 
-def top_k(scores: np.ndarray, k: int, tol: float | None = None) -> np.ndarray:
+def top_k(scores: np.ndarray, k: int, tol: float | None = None, ids: np.ndarray | None = None) -> np.ndarray:
     """Indices of the k largest scores (V,) -> (k,), best first, by core.order's rule: scores
-    within `tol` (default float32 precision of the largest |score|) are tied and listed by index.
+    within `tol` (default float32 precision of the largest |score|) are tied and listed by `ids`
+    (V,) (default: the index).
     NaN scores are not allowed (callers map them to ∓inf)."""
-    return order.top_k(scores, k, descending=True, tol=tol, rel=order.FLOAT32)
+    return order.top_k(scores, k, ids=ids, descending=True, tol=tol, rel=order.FLOAT32)
 
 
 def nearest(weight: np.ndarray, query_row: int, k: int, metric: str = "cosine",
-            norms: np.ndarray | None = None) -> list[tuple[int, float]]:
-    """Rows nearest to weight[query_row]: [(row, score)] best first, the query excluded.
+            norms: np.ndarray | None = None, ids: np.ndarray | None = None) -> list[tuple[int, float]]:
+    """Rows nearest to weight[query_row]: [(row, score)] best first, the query excluded. Scores
+    equal to float32 precision are tied and listed by token id, `ids` (V,) (default: the row).
 
     One matvec over the table: cosine = (E q) / (|e| |q|) (higher is nearer; rows with a zero
     vector are never neighbours); euclidean = sqrt(|e|^2 - 2 e·q + |q|^2) (lower is nearer).
@@ -164,12 +166,12 @@ def nearest(weight: np.ndarray, query_row: int, k: int, metric: str = "cosine",
     if metric == "cosine" and norms[query_row] == 0:
         raise ValueError("this token's vector is zero: cosine to it is undefined")
     tol = _nearness_tolerance(norms, norms[query_row], metric)
-    best, nearness = _half_precision_nearest(weight, query_row, k, metric, norms, tol)
+    best, nearness = _half_precision_nearest(weight, query_row, k, metric, norms, tol, ids)
     if best is None:
         query = np.asarray(weight[query_row], dtype=np.float32)
         nearness = _nearness(_exact_dots(weight, query), norms, norms[query_row], metric)
         nearness[query_row] = -np.inf
-        best = top_k(nearness, k, tol)
+        best = top_k(nearness, k, tol, ids)
     if metric == "cosine":
         return [(int(row), float(nearness[row])) for row in best]
     return [(int(row), float(np.sqrt(max(-float(nearness[row]), 0.0)))) for row in best]
@@ -208,7 +210,8 @@ def _nearness(dots: np.ndarray, norms: np.ndarray, query_norm: float, metric: st
 _HALF_DOT_ERROR = 2.0 ** -9  # bound on |fp16 dot - exact| / (|e| |q|); fp16 rounding is 2^-11
 
 
-def _half_precision_nearest(weight, query_row: int, k: int, metric: str, norms: np.ndarray, tol: float = 0.0):
+def _half_precision_nearest(weight, query_row: int, k: int, metric: str, norms: np.ndarray, tol: float = 0.0,
+                            ids: np.ndarray | None = None):
     """(best rows (k,), nearness (V,)) of a float16 table, exactly as the float32 scan ranks
     them; (None, None) for other tables or when torch is not loaded.
 
@@ -235,7 +238,7 @@ def _half_precision_nearest(weight, query_row: int, k: int, metric: str, norms: 
     exact_dots = np.asarray(weight[candidates], dtype=np.float32) @ np.asarray(weight[query_row], np.float32)
     exact = _nearness(exact_dots, norms[candidates], query_norm, metric)
     exact[candidates == query_row] = -np.inf
-    best = order.top_k(exact, k, ids=candidates, tol=tol)
+    best = order.top_k(exact, k, ids=candidates if ids is None else np.asarray(ids)[candidates], tol=tol)
     low, _ = order.group_bounds(exact, exact[best[-1]], tol)                # the k-th one's tie group
     if low - tol < floor and len(candidates) < weight.shape[0]:            # a row left out could be tied
         return None, None

@@ -204,17 +204,17 @@ class Candidates:
     percentile: float
 
 
-def candidates(scores: np.ndarray, percentile: float = DEFAULT_PERCENTILE) -> Candidates:
+def candidates(scores: np.ndarray, percentile: float = DEFAULT_PERCENTILE, ids: np.ndarray | None = None) -> Candidates:
     """Rows scoring at or below the `percentile`-th percentile, lowest first (core.order's rule:
     scores equal to float32 precision are tied, a tie group at the threshold is taken whole, and
-    tied rows are listed by row). The scores come from float32 products: untrained rows' 6e-7 and
+    tied rows are listed by token id, `ids` (V,), by default the row). The scores come from float32 products: untrained rows' 6e-7 and
     9e-7 are one number, which another CPU's kernels round the other way."""
     if not 0 < percentile <= 100:
         raise ValueError(f"percentile {percentile:g} is outside (0, 100]")
     threshold = float(np.percentile(scores, percentile))
     tol = order.tolerance(scores, order.FLOAT32)
     rows = np.flatnonzero(order.at_or_below(scores, threshold, tol))
-    rows = rows[order.ranked(scores[rows], rows, tol=tol)]
+    rows = rows[order.ranked(scores[rows], rows if ids is None else np.asarray(ids)[rows], tol=tol)]
     return Candidates(rows, threshold, percentile)
 
 

@@ -111,6 +111,8 @@ def test_neighbours_tied_to_float32_precision_are_listed_by_row(metric, dtype):
         found.append([row for row, _ in nearest(table, 0, 6, metric)])
     assert all(rows == found[0] for rows in found)
     assert found[0][:4] == sorted(copies)
+    ids = 10_000 - np.arange(3000)                              # token ids that run against the rows
+    assert [row for row, _ in nearest(table, 0, 4, metric, ids=ids)] == sorted(copies, reverse=True)
 
 
 def test_nearest_k_larger_than_vocabulary():

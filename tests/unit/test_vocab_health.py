@@ -119,6 +119,8 @@ def test_candidates_tied_to_float32_precision_are_listed_by_row():
     scores[tied] = [9e-7, 6e-7, 7e-7, 8e-7, 6.5e-7]
     found = vh.candidates(scores, 2.0)
     assert found.rows[:5].tolist() == [3, 17, 99, 250, 400]
+    ids = np.arange(500)[::-1] + 1000                            # token ids that run against the rows
+    assert vh.candidates(scores, 2.0, ids).rows[:5].tolist() == [400, 250, 99, 17, 3]
     for _ in range(20):
         noisy = scores * (1 + rng.uniform(-1e-7, 1e-7, size=scores.shape))
         noisy[tied] = rng.uniform(5e-7, 1e-6, size=len(tied))
