@@ -208,7 +208,7 @@ def show_neighbours(matches: list[int], shown: np.ndarray) -> None:
     if int(k) > table.vocab_size - 1:
         st.info(f"k = {int(k)} is more than the other {table.vocab_size - 1} tokens: showing all of them.")
     try:
-        neighbours = nearest(table.weight, row, int(k), metric, norms=cached.cached_norms(table))
+        neighbours = nearest(table.weight, row, int(k), metric, norms=cached.cached_norms(table), ids=table.ids)
     except ValueError as error:
         render.error_box(error)
         return
@@ -219,6 +219,7 @@ def show_neighbours(matches: list[int], shown: np.ndarray) -> None:
                                    "id": [int(table.ids[r]) for r, _ in neighbours],
                                    metric if metric == "cosine" else "distance":
                                        [f"{s:.4f}" for _, s in neighbours]}), hide_index=True)
+        st.caption("Values equal to float32 precision are tied and listed by token id.")
     with drawn:
         show_searched_token(row, [r for r, _ in neighbours], shown)
 

@@ -24,7 +24,7 @@ st.caption("Reference tokens: " + render.md("; ".join(reasons)) + ".")
 available = ["norm"] + (["cosine_pc", "cosine"] if len(references) else [])
 kind, percentile = hidden.choose_indicator(available, hidden.default_indicator(model))
 score = hidden.scores(table, matrix, kind, references)
-found = vh.candidates(score, percentile)
+found = vh.candidates(score, percentile, table.ids)      # tied scores: by token id
 source = matrix.name if kind != "norm" else "the table"
 st.caption(render.md(f"Indicator: {vh.INDICATORS[kind]}, read from {source}. ")
            + ("magikarp uses this one for models whose input and output tables are tied." if kind == "cosine_pc"

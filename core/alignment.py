@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from core import order
 from core.pieces import token_kind
 from core.text import token_core
 
@@ -62,16 +63,15 @@ QUERY_BLOCK = 128     # queries scored at once: (128, n) floats, whatever the nu
 
 def neighbour_lists(unit: np.ndarray, queries: np.ndarray, k: int) -> np.ndarray:
     """unit (n, d) unit rows, queries (q,) positions -> (q, k) positions of each query's k
-    nearest others by cosine, best first; QUERY_BLOCK queries at a time (bounded memory)."""
+    nearest others by cosine, best first (tied: by position); QUERY_BLOCK queries at a time (bounded memory)."""
     found = np.empty((len(queries), k), dtype=np.int64)
     for start in range(0, len(queries), QUERY_BLOCK):
         block = queries[start:start + QUERY_BLOCK]
         scores = unit[block] @ unit.T                                 # (b, d) @ (d, n) -> (b, n)
         scores[np.arange(len(block)), block] = -np.inf
         scores[~np.isfinite(scores)] = -np.inf
-        best = np.argpartition(-scores, k - 1, axis=1)[:, :k]
-        order = np.argsort(-np.take_along_axis(scores, best, axis=1), axis=1, kind="stable")
-        found[start:start + len(block)] = np.take_along_axis(best, order, axis=1)
+        # cosines equal to float32 precision (of 1, their largest) are tied, listed by position (core.order)
+        found[start:start + len(block)] = order.top_k_rows(scores, k, tol=np.full(len(block), order.FLOAT32))
     return found
 
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from core import order
 from core.token_props import PROPERTIES
 
 CLUSTER_METHODS = ("off", "HDBSCAN", "k-means")
@@ -108,7 +109,8 @@ def name_cluster(shares: np.ndarray, overall: np.ndarray) -> tuple[str, ...]:
     common as in the map, highest lift first. None stands out: () (the cluster is "mixed"; a property
     all of the map shares, such as "Latin" on an English vocabulary, would name every cluster alike)."""
     lift = shares / np.maximum(overall, 1e-12)
-    standing = [p for p in np.argsort(-lift, kind="stable") if shares[p] >= LABEL_SHARE and lift[p] >= LABEL_LIFT]
+    by_lift = order.ranked(lift, descending=True, rel=order.FLOAT32)          # tied lifts: in PROPERTIES' order
+    standing = [p for p in by_lift if shares[p] >= LABEL_SHARE and lift[p] >= LABEL_LIFT]
     return tuple(PROPERTIES[p] for p in standing[:LABEL_PROPERTIES])
 
 
@@ -126,7 +128,7 @@ def describe_clusters(coords: np.ndarray, labels: np.ndarray, properties: np.nda
         named = name_cluster(shares, overall)
         label = " · ".join(f"{name} {shares[PROPERTIES.index(name)]:.0%}" for name in named) or "mixed"
         gaps = np.linalg.norm(coords[members] - coords[members].mean(axis=0), axis=1)
-        nearest = members[np.argsort(gaps, kind="stable")[:central]]
+        nearest = members[order.ranked(gaps, members, rel=order.FLOAT32)[:central]]   # tied: by row
         clusters.append(Cluster(number, len(members), label, dict(zip(PROPERTIES, shares.tolist())), named,
                                 tuple(int(i) for i in nearest)))
     return clusters

@@ -7,6 +7,7 @@ from functools import cached_property
 
 import numpy as np
 
+from core import order
 from core.blocks import float32_blocks, loaded_torch, torch_view
 from core.eigen import top_eigenpairs
 from core.text import format_number
@@ -134,26 +135,18 @@ def compare_vectors(a: np.ndarray, b: np.ndarray) -> PairComparison:
     return PairComparison(float(np.linalg.norm(a)), float(np.linalg.norm(b)), dot, cos, angle)
 
 
-def top_k(scores: np.ndarray, k: int) -> np.ndarray:
-    """Indices of the k largest scores (V,) -> (k,), best first, ties by index.
-
-    The k-th largest of every 64th score is a threshold that at least k scores reach; about
-    64·k scores do, so one comparison leaves a few hundred candidates to sort instead of
-    partitioning all V. NaN scores are not allowed (callers map them to ∓inf).
-    """
-    k = min(k, len(scores))
-    if len(scores) < 64 * 4 * k:                  # small tables: sorting everything is cheap
-        candidates = np.arange(len(scores))
-    else:
-        sampled = scores[::64]
-        threshold = np.partition(sampled, len(sampled) - k)[len(sampled) - k]
-        candidates = np.flatnonzero(scores >= threshold)
-    return candidates[np.argsort(-scores[candidates], kind="stable")][:k]
+def top_k(scores: np.ndarray, k: int, tol: float | None = None, ids: np.ndarray | None = None) -> np.ndarray:
+    """Indices of the k largest scores (V,) -> (k,), best first, by core.order's rule: scores
+    within `tol` (default float32 precision of the largest |score|) are tied and listed by `ids`
+    (V,) (default: the index).
+    NaN scores are not allowed (callers map them to ∓inf)."""
+    return order.top_k(scores, k, ids=ids, descending=True, tol=tol, rel=order.FLOAT32)
 
 
 def nearest(weight: np.ndarray, query_row: int, k: int, metric: str = "cosine",
-            norms: np.ndarray | None = None) -> list[tuple[int, float]]:
-    """Rows nearest to weight[query_row]: [(row, score)] best first, the query excluded.
+            norms: np.ndarray | None = None, ids: np.ndarray | None = None) -> list[tuple[int, float]]:
+    """Rows nearest to weight[query_row]: [(row, score)] best first, the query excluded. Scores
+    equal to float32 precision are tied and listed by token id, `ids` (V,) (default: the row).
 
     One matvec over the table: cosine = (E q) / (|e| |q|) (higher is nearer; rows with a zero
     vector are never neighbours); euclidean = sqrt(|e|^2 - 2 e·q + |q|^2) (lower is nearer).
@@ -172,15 +165,26 @@ def nearest(weight: np.ndarray, query_row: int, k: int, metric: str = "cosine",
     norms = row_norms(weight) if norms is None else norms
     if metric == "cosine" and norms[query_row] == 0:
         raise ValueError("this token's vector is zero: cosine to it is undefined")
-    best, nearness = _half_precision_nearest(weight, query_row, k, metric, norms)
+    tol = _nearness_tolerance(norms, norms[query_row], metric)
+    best, nearness = _half_precision_nearest(weight, query_row, k, metric, norms, tol, ids)
     if best is None:
         query = np.asarray(weight[query_row], dtype=np.float32)
         nearness = _nearness(_exact_dots(weight, query), norms, norms[query_row], metric)
         nearness[query_row] = -np.inf
-        best = top_k(nearness, k)
+        best = top_k(nearness, k, tol, ids)
     if metric == "cosine":
         return [(int(row), float(nearness[row])) for row in best]
     return [(int(row), float(np.sqrt(max(-float(nearness[row]), 0.0)))) for row in best]
+
+
+def _nearness_tolerance(norms: np.ndarray, query_norm: float, metric: str) -> float:
+    """Nearness values equal to float32 precision are tied (core.order): rel 1e-6 of the largest a
+    nearness can be, 1 for a cosine, (|e| + |q|)² for a squared distance. The same for the float16
+    and the float32 scan, so both list tied neighbours alike (by row)."""
+    if metric == "cosine":
+        return order.FLOAT32
+    finite = norms[np.isfinite(norms)]
+    return order.FLOAT32 * (float(finite.max(initial=0.0)) + float(query_norm)) ** 2
 
 
 def _exact_dots(weight: np.ndarray, query: np.ndarray) -> np.ndarray:
@@ -206,7 +210,8 @@ def _nearness(dots: np.ndarray, norms: np.ndarray, query_norm: float, metric: st
 _HALF_DOT_ERROR = 2.0 ** -9  # bound on |fp16 dot - exact| / (|e| |q|); fp16 rounding is 2^-11
 
 
-def _half_precision_nearest(weight, query_row: int, k: int, metric: str, norms: np.ndarray):
+def _half_precision_nearest(weight, query_row: int, k: int, metric: str, norms: np.ndarray, tol: float = 0.0,
+                            ids: np.ndarray | None = None):
     """(best rows (k,), nearness (V,)) of a float16 table, exactly as the float32 scan ranks
     them; (None, None) for other tables or when torch is not loaded.
 
@@ -228,14 +233,18 @@ def _half_precision_nearest(weight, query_row: int, k: int, metric: str, norms: 
     approx[query_row] = -np.inf
     margin = _HALF_DOT_ERROR if metric == "cosine" else 2 * _HALF_DOT_ERROR * norms * query_norm
     lower = approx - margin
-    floor = np.partition(lower, len(lower) - k)[len(lower) - k]            # k-th largest lower bound
-    candidates = np.flatnonzero(approx + margin >= floor)
+    floor = np.partition(lower, len(lower) - k)[len(lower) - k] - tol      # k-th largest lower bound
+    candidates = np.flatnonzero(approx + margin >= floor)                  # every row left out is below floor
     exact_dots = np.asarray(weight[candidates], dtype=np.float32) @ np.asarray(weight[query_row], np.float32)
     exact = _nearness(exact_dots, norms[candidates], query_norm, metric)
     exact[candidates == query_row] = -np.inf
+    best = order.top_k(exact, k, ids=candidates if ids is None else np.asarray(ids)[candidates], tol=tol)
+    low, _ = order.group_bounds(exact, exact[best[-1]], tol)                # the k-th one's tie group
+    if low - tol < floor and len(candidates) < weight.shape[0]:            # a row left out could be tied
+        return None, None
     nearness = np.full(weight.shape[0], -np.inf, dtype=exact.dtype)
     nearness[candidates] = exact
-    return candidates[top_k(exact, k)], nearness
+    return candidates[best], nearness
 
 
 def plot_sample(vocab_size: int, max_points: int, seed: int = 0, must_include=()) -> np.ndarray:

@@ -10,6 +10,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from core import order
+
 METRICS = ("cosine", "euclidean")
 _BLOCK_CELLS = 1 << 22     # distances per block (b × n): 32 MB of float64
 
@@ -52,7 +54,8 @@ def _distance_blocks(points: np.ndarray, metric: str, queries: np.ndarray | None
 
 def exact_neighbours(points: np.ndarray, k: int, metric: str = "cosine",
                      report=lambda done, what: None) -> Neighbours:
-    """points (n, d) -> the k nearest other points of each, exactly (ties by index). `report` hears
+    """points (n, d) -> the k nearest other points of each, exactly (distances equal to float32
+    precision are tied, listed by index: core.order). `report` hears
     (fraction of rows done, what) after each block: 50,000 rows take minutes on a busy server."""
     points = prepared(points, metric).astype(np.float32)   # float32 products: twice as fast, same order
     n = len(points)
@@ -61,12 +64,18 @@ def exact_neighbours(points: np.ndarray, k: int, metric: str = "cosine",
         raise ValueError(f"k = {k} neighbours needs at least {k + 1} points; there are {n}")
     indices = np.empty((n, k), dtype=np.int64)
     distances = np.empty((n, k))
+    # Ties (core.order) at float32 precision of the largest value there can be: a cosine distance
+    # is at most 2; a euclidean one is computed as |x|² − 2 x·y + |y|², so its precision is that of
+    # the squared distance, at most (2 × the longest point)² (near 0 the square root magnifies it).
+    if metric == "cosine":
+        tol = order.FLOAT32 * 2.0
+    else:
+        tol = order.FLOAT32 * 4.0 * float(np.einsum("ij,ij->i", points, points).max(initial=0.0))
     for start, block in _distance_blocks(points, metric):
-        nearest = np.argpartition(block, k - 1, axis=1)[:, :k]          # (b, k), unordered
-        near = np.take_along_axis(block, nearest, axis=1)
-        order = np.lexsort((nearest, near), axis=1)                     # by distance, then index
-        indices[start:start + len(block)] = np.take_along_axis(nearest, order, axis=1)
-        distances[start:start + len(block)] = np.take_along_axis(near, order, axis=1).astype(np.float64)
+        keys = block if metric == "cosine" else np.square(block)          # (b, n), same order
+        nearest = order.top_k_rows(keys, k, descending=False, tol=tol)    # (b, k), tied: by index
+        indices[start:start + len(block)] = nearest
+        distances[start:start + len(block)] = np.take_along_axis(block, nearest, axis=1).astype(np.float64)
         done = start + len(block)
         report(done / n, f"finding each point's exact neighbours: {done:,} of {n:,} points")
     return Neighbours(indices, distances)

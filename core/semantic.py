@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from core import order
 from core.blocks import float32_blocks
 from core.geometry import top_k
 
@@ -129,14 +130,16 @@ def analogy_scores(weight: np.ndarray, inverse: np.ndarray, a: int, b: int, c: i
 
 
 def _answers(scores: np.ndarray, k: int, expected: int | None, banned: tuple[int, ...] = ()) -> Answers:
-    """The k best rows other than `banned`, and the expected row's rank among the rows allowed."""
-    best = [row for row in top_k(scores, k + len(banned)).tolist() if row not in banned][:k]
+    """The k best rows other than `banned`, and the expected row's rank among the rows allowed, by
+    core.order's rule: scores equal to float32 precision are tied and ranked by row."""
+    tol = order.tolerance(scores, order.FLOAT32)
+    best = [row for row in top_k(scores, k + len(banned), tol).tolist() if row not in banned][:k]
     best = np.array(best, dtype=np.int64)
     if expected is None or expected in banned or not np.isfinite(scores[expected]):
         return Answers(best, scores[best], None, None)
-    value = scores[expected]
-    rank = int(np.count_nonzero(scores > value)) + 1 - sum(bool(scores[row] > value) for row in banned)
-    return Answers(best, scores[best], rank, float(value))
+    before = order.ranked_before(scores, expected, tol=tol)                 # (V,) bool
+    rank = int(np.count_nonzero(before)) + 1 - sum(bool(before[row]) for row in banned)
+    return Answers(best, scores[best], rank, float(scores[expected]))
 
 
 def analogy(weight: np.ndarray, inverse: np.ndarray, a: int, b: int, c: int, k: int = 10,

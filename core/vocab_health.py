@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from core import order
 from core.blocks import float32_blocks
 from core.geometry import pca, row_norms
 
@@ -203,19 +204,21 @@ class Candidates:
     percentile: float
 
 
-def candidates(scores: np.ndarray, percentile: float = DEFAULT_PERCENTILE) -> Candidates:
-    """Rows scoring at or below the `percentile`-th percentile, lowest first (ties by row)."""
+def candidates(scores: np.ndarray, percentile: float = DEFAULT_PERCENTILE, ids: np.ndarray | None = None) -> Candidates:
+    """Rows scoring at or below the `percentile`-th percentile, lowest first (core.order's rule:
+    scores equal to float32 precision are tied, a tie group at the threshold is taken whole, and
+    tied rows are listed by token id, `ids` (V,), by default the row). The scores come from float32 products: untrained rows' 6e-7 and
+    9e-7 are one number, which another CPU's kernels round the other way."""
     if not 0 < percentile <= 100:
         raise ValueError(f"percentile {percentile:g} is outside (0, 100]")
     threshold = float(np.percentile(scores, percentile))
-    rows = np.flatnonzero(scores <= threshold)
-    rows = rows[np.argsort(scores[rows], kind="stable")]
+    tol = order.tolerance(scores, order.FLOAT32)
+    rows = np.flatnonzero(order.at_or_below(scores, threshold, tol))
+    rows = rows[order.ranked(scores[rows], rows if ids is None else np.asarray(ids)[rows], tol=tol)]
     return Candidates(rows, threshold, percentile)
 
 
 def ranks(scores: np.ndarray) -> np.ndarray:
-    """(V,) -> (V,) rank of each row, 1 = most suspicious (lowest score; ties by row)."""
-    order = np.argsort(scores, kind="stable")
-    rank = np.empty(len(scores), dtype=np.int64)
-    rank[order] = np.arange(1, len(scores) + 1)
-    return rank
+    """(V,) -> (V,) rank of each row, 1 = most suspicious (lowest score; scores equal to float32
+    precision are tied and ranked by row, core.order's rule)."""
+    return order.ranks(scores, rel=order.FLOAT32)

@@ -12,6 +12,7 @@ from typing import Callable, Protocol
 
 import numpy as np
 
+from core import order
 from core.lessons.questions import FALLS, RISES, Reveal
 from core.tables import EmbeddingTable
 
@@ -136,7 +137,7 @@ def head_that_matters(name: str, text: str, heads: tuple[tuple[int, int], ...]) 
     def answer(views: Views) -> Reveal:
         results = [views.ablation(name, text, (head,)) for head in heads]
         rises = [ablated.loss - base.loss for base, ablated in results]
-        best = int(np.argmax(rises))
+        best = order.argmax(np.asarray(rises), rel=order.LAYERWISE)      # tied losses: the first head listed
         labels = [f"L{layer} H{head}" for layer, head in heads]
         return Reveal(labels[best], None, "; ".join(f"{label} off: loss {rise:+.3f}" for label, rise in
                                                     zip(labels, rises)) + ".",
@@ -152,12 +153,10 @@ def under_trained_of(name: str, first: str, second: str) -> Answer:
         scores, indicator = views.under_trained(name)
         rows = [word_row(table, first), word_row(table, second)]
         values = [float(scores[r]) for r in rows]
-        if values[0] == values[1]:
+        if abs(values[0] - values[1]) <= order.tolerance(scores, order.FLOAT32):      # tied to float32 precision
             raise ValueError(f"{first!r} and {second!r} score the same")
         right = first if values[0] < values[1] else second
-        order = np.argsort(scores, kind="stable")
-        rank = np.empty(len(scores), dtype=np.int64)
-        rank[order] = np.arange(1, len(scores) + 1)
+        rank = order.ranks(scores, rel=order.FLOAT32)                   # the Hidden page's ranks (ties by row)
         return Reveal(right, None, f"{indicator}: {first} {values[0]:.4g} (rank {int(rank[rows[0]]):,}), "
                       f"{second} {values[1]:.4g} (rank {int(rank[rows[1]]):,} of {len(scores):,}; 1 = most "
                       "suspicious).",
@@ -193,9 +192,10 @@ def attribution_layer(name: str, text: str) -> Answer:
     def answer(views: Views) -> Reveal:
         result = views.attribution(name, text)
         per_layer = np.asarray(result.heads).sum(axis=1) + np.asarray(result.mlps)        # (L,)
-        layer = int(np.argmax(per_layer))
+        by_size = order.ranked(per_layer, descending=True, rel=order.LAYERWISE)    # tied: the earlier layer
+        layer = int(by_size[0])
         token = piece_word(views.table(name).tokens[result.token])
-        second = int(np.argsort(per_layer)[-2]) if per_layer.size > 1 else layer
+        second = int(by_size[1]) if per_layer.size > 1 else layer
         return Reveal(str(layer), float(layer),
                       f"The logit of '{token}' is {result.logit:.2f}; layer {layer} writes {per_layer[layer]:+.2f} "
                       f"of it (heads {float(np.sum(result.heads[layer])):+.2f}, MLP {float(result.mlps[layer]):+.2f}), "
@@ -223,8 +223,8 @@ def costliest_skip(name: str, text: str) -> Answer:
     def answer(views: Views) -> Reveal:
         skips = views.layer_skips(name, text)
         rises = np.asarray(skips.rises)                                           # (L,)
-        layer = int(np.argmax(rises))
-        cheapest = int(np.argmin(rises))
+        layer = order.argmax(rises, rel=order.LAYERWISE)               # tied rises: the earlier layer
+        cheapest = order.argmin(rises, rel=order.LAYERWISE)
         return Reveal(str(layer), float(layer),
                       f"Loss {float(skips.losses[0]):.3f} with every layer; skipping layer {layer} adds "
                       f"{rises[layer]:+.3f}, skipping layer {cheapest} only {rises[cheapest]:+.3f}.",

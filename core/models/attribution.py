@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from core import order
 from core.models.layerwise import (check_layerwise, final_norm, float32_layer, layer_inputs, output_vectors,
                                    parts_of, projection_matrix, run_layer)
 from core.models.pretrained import PretrainedModel
@@ -51,7 +52,8 @@ class Attribution:
             parts += [(f"L{l} attention bias", float(self.attention_biases[l])) for l in range(layers)]
         if self.norm_bias:
             parts.append(("final norm bias", self.norm_bias))
-        return sorted(parts, key=lambda part: -abs(part[1]))
+        sizes = np.abs([value for _, value in parts])                 # tied sizes: in the listing's order
+        return [parts[i] for i in order.ranked(sizes, descending=True, rel=order.LAYERWISE)]
 
 
 def direct_attribution(model: PretrainedModel, ids: list[int], token: int | None = None,
@@ -66,7 +68,7 @@ def direct_attribution(model: PretrainedModel, ids: list[int], token: int | None
         if chosen is not None and not 0 <= int(chosen) < vocabulary:
             raise ValueError(f"token id {chosen} is outside 0..{vocabulary - 1}")
     inputs = layer_inputs(model, ids)
-    token = int(np.argmax(inputs.last_logits)) if token is None else int(token)
+    token = order.argmax(inputs.last_logits, rel=order.LAYERWISE) if token is None else int(token)   # ties: by id
     last = len(ids) - 1
     state = inputs.embedded[None]                                    # (1, T, d)
     parts = [state[0, last]]                                         # (d,) each: what one part wrote

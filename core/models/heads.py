@@ -6,6 +6,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from core import order
+
 HEAD_METRICS = {
     "sink": "attention to the first token (sink share)",
     "entropy": "row entropy (nats): 0 = one key, ln T = spread evenly",
@@ -54,7 +56,8 @@ def without_first_key(attentions: np.ndarray) -> np.ndarray:
 
 
 def ranked_heads(scores: np.ndarray, top: int = 10) -> list[tuple[int, int, float]]:
-    """(L, H) -> the `top` highest (layer, head, score), highest first."""
-    order = np.argsort(-scores, axis=None, kind="stable")[:top]
-    layers, heads = np.unravel_index(order, scores.shape)
+    """(L, H) -> the `top` highest (layer, head, score), highest first. Scores equal to the
+    precision of float32 attention are tied and listed by (layer, head) in reading order."""
+    first = order.top_k(np.asarray(scores).ravel(), top, descending=True, rel=order.FLOAT32)
+    layers, heads = np.unravel_index(first, scores.shape)
     return [(int(l), int(h), float(scores[l, h])) for l, h in zip(layers, heads)]

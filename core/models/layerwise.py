@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from core import order
 from core.models.ablation import BLOCKS, as_float32, first_layer_call, float32_layer_kwargs
 from core.models.lens import FINAL_NORMS
 from core.models.pretrained import PretrainedModel, find_submodule
@@ -185,15 +186,14 @@ def top_tokens(model: PretrainedModel, normed, k: int = 5) -> tuple[np.ndarray, 
 
     output = model.model.get_output_embeddings()
     weight, bias = output.weight, getattr(output, "bias", None)
-    best_logits = torch.full((normed.shape[0], k), -torch.inf, dtype=torch.float32)
-    best_ids = torch.zeros((normed.shape[0], k), dtype=torch.long)
+    every = np.empty((normed.shape[0], weight.shape[0]), dtype=np.float32)     # (B, V): B is a few rows
     for start in range(0, weight.shape[0], VOCAB_CHUNK):
         logits = normed @ weight[start:start + VOCAB_CHUNK].float().T      # (B, d) @ (d, v) -> (B, v)
         if bias is not None:
             logits = logits + bias[start:start + VOCAB_CHUNK].float()
-        merged = torch.cat([best_logits, logits], dim=1)
-        merged_ids = torch.cat([best_ids, torch.arange(start, start + logits.shape[1]).expand(len(logits), -1)], dim=1)
-        best_logits, where = merged.topk(k, dim=1)
-        best_ids = merged_ids.gather(1, where)
+        every[:, start:start + logits.shape[1]] = logits.detach().numpy()
+    # logits equal to a layer-by-layer pass's precision are tied, listed by token id (core.order)
+    best_ids = order.top_k_rows(every, k, rel=order.LAYERWISE)                  # (B, k)
+    best_logits = torch.from_numpy(np.take_along_axis(every, best_ids, axis=1))
     probs = (best_logits - log_normaliser(model, normed)[:, None]).exp()
-    return best_ids.numpy(), probs.numpy()
+    return best_ids, probs.numpy()

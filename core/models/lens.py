@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from core import order
 from core.models.pretrained import PretrainedModel, find_submodule
 from core.models.runs import ModelRun
 
@@ -26,7 +27,8 @@ class LogitLens:
     top_ids: np.ndarray        # (L+1, T, k) the k most probable next tokens
     top_probs: np.ndarray      # (L+1, T, k) their probabilities
     target_probs: np.ndarray   # (L+1, T-1) probability of the token that really follows position t
-    target_ranks: np.ndarray   # (L+1, T-1) its rank among all V tokens (1 = the top guess)
+    target_ranks: np.ndarray   # (L+1, T-1) its rank among all V tokens (1 = the top guess; values tied
+                               # with it, within core.order.LAYERWISE, are not counted above it)
 
 
 def lens_unavailable(model: PretrainedModel) -> str | None:
@@ -59,10 +61,14 @@ def logit_lens(model: PretrainedModel, run: ModelRun, k: int = 5) -> LogitLens:
             normed = h if layer == last else norm(h)
             logits = output(normed).float()                      # (T, d) @ (d, V) -> (T, V)
             probs = torch.softmax(logits, dim=-1)
-            top = torch.topk(probs, k, dim=-1)
-            top_ids.append(top.indices.numpy())
-            top_probs.append(top.values.numpy())
-            chosen = logits[:-1].gather(1, targets[:, None])     # (T-1, 1) logit of the real next token
+            # logits equal to a layer-by-layer pass's precision are tied, listed by token id (float16
+            # logits often tie exactly: torch.topk's order among them is the kernel's)
+            scores = logits.numpy()                              # (T, V)
+            top = order.top_k_rows(scores, k, descending=True, rel=order.LAYERWISE)      # (T, k)
+            top_ids.append(top)
+            top_probs.append(np.take_along_axis(probs.numpy(), top, axis=1))
             target_probs.append(probs[:-1].gather(1, targets[:, None])[:, 0].numpy())
-            target_ranks.append((logits[:-1] > chosen).sum(dim=1).numpy() + 1)
+            tol = order.LAYERWISE * np.abs(scores[:-1]).max(axis=1)                      # (T-1,)
+            target_ranks.append(np.array([order.rank_among(scores[t], scores[t, targets[t]], tol[t])
+                                          for t in range(len(targets))], dtype=np.int64))
     return LogitLens(np.stack(top_ids), np.stack(top_probs), np.stack(target_probs), np.stack(target_ranks))

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from core import order
 from core.models.heads import head_summary
 from core.models.layerwise import check_layerwise, float32_layer, layer_inputs, next_log_probs, run_layer
 from core.models.pretrained import PretrainedModel
@@ -77,7 +78,9 @@ def massive_activations(run: ModelRun, layers: int) -> MassiveActivations:
     layers; row L is after the final norm). Needs T >= 2 for the sink share."""
     streams = np.asarray(run.hidden_states[:layers], dtype=np.float32)          # (L, T, d)
     magnitudes = np.abs(streams)
-    dimension = magnitudes.argmax(axis=-1)                                        # (L, T)
+    # tied magnitudes (to a layer-by-layer pass's precision): the lowest dimension (core.order)
+    flat = magnitudes.reshape(-1, magnitudes.shape[-1])                           # (L·T, d)
+    dimension = order.top_k_rows(flat, 1, rel=order.LAYERWISE)[:, 0].reshape(magnitudes.shape[:-1])   # (L, T)
     largest = np.take_along_axis(magnitudes, dimension[..., None], -1)[..., 0]
     value = np.take_along_axis(streams, dimension[..., None], -1)[..., 0]
     median = np.median(magnitudes, axis=-1)                                       # (L, T)
@@ -101,7 +104,7 @@ def reference_means(runs: list[ModelRun], layer: int, dimensions) -> np.ndarray:
     picked = []
     for run in runs:
         stream = np.asarray(run.hidden_states[layer], dtype=np.float32)[:, dimensions]   # (T, n)
-        where = np.abs(stream).argmax(axis=0)                                              # (n,)
+        where = order.top_k_rows(np.abs(stream).T, 1, rel=order.LAYERWISE)[:, 0]           # (n,) tied: earliest
         picked.append(stream[where, np.arange(len(dimensions))])
     return np.mean(picked, axis=0)
 

@@ -21,6 +21,7 @@ from typing import Callable
 
 import numpy as np
 
+from core import order
 from core.models.layerwise import (LayerInputs, check_layerwise, final_norm_module, float32_layer, layer_inputs,
                                    log_normaliser, output_vectors, run_layer)
 from core.models.pretrained import PretrainedModel, find_submodule
@@ -176,7 +177,8 @@ def _answers(model: PretrainedModel, clean_in: LayerInputs, corrupt_in: LayerInp
              answers: tuple[int, int] | None) -> tuple[int, int]:
     """(clean answer, corrupted answer): given, or each text's own top next token."""
     if answers is None:
-        answers = int(np.argmax(clean_in.last_logits)), int(np.argmax(corrupt_in.last_logits))
+        answers = (order.argmax(clean_in.last_logits, rel=order.LAYERWISE),      # tied logits: by token id
+                   order.argmax(corrupt_in.last_logits, rel=order.LAYERWISE))
     good, bad = (int(a) for a in answers)
     for answer in (good, bad):
         if not 0 <= answer < model.table.vocab_size:

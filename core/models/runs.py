@@ -9,6 +9,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from core import order
+
 
 @dataclass(frozen=True, eq=False)
 class ModelRun:
@@ -23,12 +25,12 @@ class ModelRun:
                 array.flags.writeable = False
 
     def top_next_tokens(self, k: int = 10, position: int = -1) -> list[tuple[int, float]]:
-        """The k highest logits at `position` (the last by default): [(token id, logit)]."""
+        """The k highest logits at `position` (the last by default): [(token id, logit)]. Logits
+        equal to a layer-by-layer pass's precision are tied and listed by token id (core.order)."""
         if self.logits is None:
             raise ValueError("this model has no output layer: it scores no next token")
         scores = self.logits[position]                                     # (V,)
-        top = np.argpartition(-scores, min(k, len(scores)) - 1)[:k]
-        top = top[np.argsort(-scores[top], kind="stable")]
+        top = order.top_k(scores, k, descending=True, rel=order.LAYERWISE)
         return [(int(i), float(scores[i])) for i in top]
 
 

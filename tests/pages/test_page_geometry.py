@@ -63,6 +63,7 @@ def test_euclidean_neighbours():
     at = open_page("geometry", table="seed001-lab", metric="euclidean", query="zamek")
     frame = next(d.value for d in at.dataframe if "distance" in d.value.columns)
     assert len(frame) == 5
+    assert any("tied and listed by token id" in c for c in texts(at.caption))     # the order's rule, said
 
 
 def test_words_shown_as_other_pieces_are_named():

@@ -67,14 +67,20 @@ def test_smollm2_verification_runs_and_fills_the_table():
     at = open_page("hidden", table="smollm2", nver="1")
     assert_clean(at)
     assert at.query_params["indicator"] == "cosine_pc"
-    top = candidates_frame(at)["token"].head(15).tolist()
-    assert "ManagementPlaneProtection" in top
+    listed = candidates_frame(at)
+    assert "ManagementPlaneProtection" in listed["token"].head(15).tolist()
+    # the top rows are one untrained vector (indicator 6e-7 .. 9e-7, tied to float32 precision): the
+    # page lists them by token id, whatever this CPU's rounding, and says so
+    tied = listed[listed["indicator"] < 1e-6]
+    assert len(tied) >= 11 and tied["id"].tolist() == sorted(tied["id"].tolist())
+    assert any("tied and listed by token id" in c for c in texts(at.caption))
+    first_ordinary = tied[(tied["kind"] != "special")]["token"].iloc[0]
     at.button(key="hid_verify").click().run()
     assert_clean(at)
     frame = candidates_frame(at)
     assert "max p (repeat)" in frame.columns and (frame["verified (p < 0.01)"] == "yes").sum() == 1
     verified = frame[frame["verified (p < 0.01)"] == "yes"]["token"].tolist()
-    assert verified == ["Ġtransistorsum"]          # the special tokens above it are not asked
+    assert verified == [first_ordinary]          # the special tokens above it are not asked
     bars = figure_titled(at, "verified")
     assert "1 of 1 verified" in bars["layout"]["title"]["text"]
 

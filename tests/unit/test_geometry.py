@@ -92,6 +92,29 @@ def test_nearest_matches_brute_force(metric):
     assert 17 not in [r for r, _ in ours]
 
 
+@pytest.mark.parametrize("metric", ["cosine", "euclidean"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+def test_neighbours_tied_to_float32_precision_are_listed_by_row(metric, dtype):
+    """Rows equal to the query up to 1e-7 relative noise (another CPU's rounding of one untrained
+    vector) are tied neighbours: listed by row (core.order's rule), whatever the noise, in the
+    float32 scan and in the float16 scan with its float32 rescoring alike."""
+    import torch  # noqa: F401  (loaded: a float16 table takes the half-precision scan)
+
+    rng = np.random.default_rng(5)
+    weight = rng.standard_normal((3000, 16)).astype(np.float32)
+    copies = [2500, 40, 900, 1700]
+    found = []
+    for _ in range(5):
+        noisy = weight.copy()
+        noisy[copies] = weight[0] * (1 + rng.uniform(-1e-7, 1e-7, size=(len(copies), 16)))
+        table = noisy.astype(dtype)
+        found.append([row for row, _ in nearest(table, 0, 6, metric)])
+    assert all(rows == found[0] for rows in found)
+    assert found[0][:4] == sorted(copies)
+    ids = 10_000 - np.arange(3000)                              # token ids that run against the rows
+    assert [row for row, _ in nearest(table, 0, 4, metric, ids=ids)] == sorted(copies, reverse=True)
+
+
 def test_nearest_k_larger_than_vocabulary():
     table = seed000_table()
     assert len(nearest(table.weight, 0, 50)) == 2

@@ -83,7 +83,9 @@ def test_smollm2_output_scores_are_dot_products(smollm2):
     with torch.inference_mode():
         expected = smollm2.model(torch.tensor([ids])).logits[0, -1].float()
     reference = torch.topk(expected, 5)
-    assert [token for token, _ in top] == reference.indices.tolist()
+    # float16 logits often tie exactly: the order among tied ones is core.order's (by token id), not the kernel's
+    from core import order
+    assert [token for token, _ in top] == order.ranked(expected.numpy(), descending=True, rel=order.LAYERWISE)[:5].tolist()
     np.testing.assert_allclose([score for _, score in top], reference.values.numpy(), rtol=1e-6)
     hidden = torch.tensor(run.hidden_states[-1, -1])                 # final, normalised state
     output = smollm2.model.get_output_embeddings().weight.detach()

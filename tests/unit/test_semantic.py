@@ -94,3 +94,21 @@ def test_bad_axes_are_said(start, end, message):
     weight[0] = 0.0
     with pytest.raises(ValueError, match=message):
         axis(weight, start, end, "x")
+
+
+def test_tied_answers_are_listed_by_row_and_ranked_so():
+    """Rows equal to the best answer up to 1e-7 relative noise (float32 rounding) are tied: listed by
+    row whatever the noise, and the expected row's rank counts the tied rows before it by row."""
+    rng = np.random.default_rng(4)
+    weight = rng.normal(size=(400, 12)).astype(np.float32)
+    a, b, c = 5, 17, 42
+    target = weight[a] / np.linalg.norm(weight[a]) - weight[b] / np.linalg.norm(weight[b]) \
+        + weight[c] / np.linalg.norm(weight[c])
+    copies = [300, 60, 210]
+    for _ in range(5):
+        noisy = weight.copy()
+        noisy[copies] = target * (1 + rng.uniform(-1e-7, 1e-7, size=(3, 12)))
+        results = analogy(noisy, inverse_norms(row_norms(noisy)), a, b, c, k=5, expected=300)
+        add = next(r for r in results if r.method == "3CosAdd")
+        assert add.excluded.rows[:3].tolist() == [60, 210, 300]
+        assert add.excluded.expected_rank == 3 and add.included.expected_rank == 3

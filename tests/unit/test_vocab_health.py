@@ -107,3 +107,46 @@ def test_smollm2_references():
     scores = vh.indicator(table.weight, "cosine_pc", found.rows)
     top = [table.tokens[r] for r in vh.candidates(scores).rows[:15]]
     assert {"ManagementPlaneProtection", "ĠInstancePreprocess", "Ġtransistorsum"} <= set(top)
+
+
+def test_candidates_tied_to_float32_precision_are_listed_by_row():
+    """Untrained rows score 6e-7 .. 9e-7 next to scores of order 1: one number to float32, which another
+    CPU's kernels round the other way. Their order is the row's (core.order's rule), and noise below
+    the tolerance (another CPU) moves no candidate; a tie group at the threshold is taken whole."""
+    rng = np.random.default_rng(0)
+    scores = rng.uniform(0.2, 1.2, size=500)
+    tied = np.array([400, 17, 250, 3, 99])
+    scores[tied] = [9e-7, 6e-7, 7e-7, 8e-7, 6.5e-7]
+    found = vh.candidates(scores, 2.0)
+    assert found.rows[:5].tolist() == [3, 17, 99, 250, 400]
+    ids = np.arange(500)[::-1] + 1000                            # token ids that run against the rows
+    assert vh.candidates(scores, 2.0, ids).rows[:5].tolist() == [400, 250, 99, 17, 3]
+    for _ in range(20):
+        noisy = scores * (1 + rng.uniform(-1e-7, 1e-7, size=scores.shape))
+        noisy[tied] = rng.uniform(5e-7, 1e-6, size=len(tied))
+        assert vh.candidates(noisy, 2.0).rows.tolist() == found.rows.tolist()
+        assert (vh.ranks(noisy)[tied] == vh.ranks(scores)[tied]).all()
+    edge = np.sort(scores)[9]             # the 2nd percentile of 500 lies between the 10th and 11th lowest
+    scores[[42, 43]] = edge + 2e-7, edge + 4e-7        # above the threshold, tied with the 10th by a chain
+    at_edge = vh.candidates(scores, 2.0)
+    assert scores[42] > at_edge.threshold and {42, 43} <= set(at_edge.rows.tolist())
+
+
+def test_smollm2_candidates_follow_the_tie_rule():
+    """The top candidates of SmolLM2 (values 6e-7 .. 9e-7: identical untrained rows) are listed by row:
+    relative noise of 1e-7 (another CPU's rounding) does not move them."""
+    from core import order
+    from core.models.pretrained import load_model
+
+    table = load_model("smollm2").table
+    references = vh.find_references(table.tokens, table.weight, True, table.name).rows
+    scores = vh.indicator(table.weight, "cosine_pc", references)
+    rows = vh.candidates(scores).rows
+    ruled = order.ranked(scores, tol=order.tolerance(scores, order.FLOAT32))      # every row by the rule
+    assert rows.tolist() == ruled[:len(rows)].tolist()
+    tied = rows[scores[rows] < 1e-6]
+    assert len(tied) >= 3 and tied.tolist() == sorted(tied.tolist())
+    rng = np.random.default_rng(1)
+    noisy = scores * (1 + rng.uniform(-1e-7, 1e-7, size=scores.shape))
+    noisy[tied] = rng.uniform(5e-7, 1e-6, size=len(tied))
+    assert vh.candidates(noisy).rows[:100].tolist() == rows[:100].tolist()
