@@ -45,21 +45,24 @@ def _table(name: str, text: str | None = None, **extra) -> dict:
 SEED_TOURS = {
     "seed000": Tour("Seed 000 · token embeddings and contextual representations", (
         TourStep("lookup", "Ids select rows",
-                 "The sequence of ids **(2, 0)** — tokens γ α — selects rows 2 and 0 of the 3 × 4 table E: "
-                 "**X = [[0, 1, 0, 1], [1, 0, 1, 0]]**. E holds **12** parameters, X **8** entries.",
+                 "A text becomes a sequence of ids, and each id selects one row of the 3 × 4 table E: the rows "
+                 "selected, stacked, are **X**. E holds **12** parameters, X **8** entries. Find γ in *Table 1 — "
+                 "vocabulary* and read its id there.",
                  _table("seed000", "γ α"),
                  figure=fig.rows_of_text("seed000", "γ α"),
-                 questions=(Question("id_gamma", "seed000", "Which id does γ get?", q.token_id("γ")),)),
+                 questions=(Question("id_gamma", "seed000", "Which id does γ get?", q.token_id("γ"),
+                                     holds_back=("ids",)),)),
         TourStep("lookup", "Distances between rows",
-                 "Coordinates allow comparisons: **‖E₀ − E₁‖² = 1** and **‖E₀ − E₂‖² = 4** "
-                 "(under Shapes and counts, choose rows α and γ to see the 4).",
+                 "Coordinates allow comparisons: the squared distance **‖Eᵢ − Eⱼ‖²** between two rows. Under "
+                 "*Shapes and counts*, choose rows α and β, then α and γ, and compare the two distances.",
                  _table("seed000", "γ α"),
                  figure=fig.cosines_of("seed000", ("α", "β", "γ")),
                  questions=(Question("closer_alpha", "seed000", "Which row is closer to α?",
                                      q.closer("α", "β", "γ", "distance"), choices=("β", "γ")),)),
         TourStep("attention", "Context enters through attention",
-                 "Seed 000 §4: every unmasked score is 0 and the values are (2, 0) and (0, 4), so "
-                 "**A = [[1, 0], [½, ½]]** and **O = [[2, 0], [1, 2]]**: position 1 now mixes both rows.",
+                 "Seed 000 §4: every unmasked score is 0 and the values are (2, 0) and (0, 4). The causal mask "
+                 "lets position 0 see only itself; position 1 sees both. Step through the example's A and O "
+                 "at the top of the page: how does position 1 share its weight?",
                  _table("seed000", "γ α", keep_attn_seed000=True, keep_attn_seed000_step="A"), focus="seed000",
                  figure=fig.seed000_weights(),
                  questions=(Question("weight_1_0", "seed000", "In the seed's head, how much weight does position 1 "
@@ -75,21 +78,25 @@ SEED_TOURS = {
     )),
     "seed001": Tour("Seed 001 · the gradient moves the rows it touched", (
         TourStep("training", "One step, one row",
-                 "With learning rate **0.4**, one gradient step on the input row of *kamienny* raises "
-                 "p(zamek) from **47.0 %** to **61.0 %**. Only that row of the table moves.",
+                 "With learning rate **0.4**, one gradient step on the input row of *kamienny*, with *zamek* as "
+                 "the label: only that row of the table moves. Answer first, then press *Step* and read "
+                 "p(zamek) before and after under it.",
                  {},
                  figure=fig.lab_step("kamienny"),
                  questions=(Question("p_zamek", "seed001-lab", "After one step on the row of kamienny, does "
                                      "p(zamek) rise or fall?", q.probability_after_step("kamienny", "zamek"),
-                                     choices=(q.RISES, q.FALLS)),)),
+                                     choices=(q.RISES, q.FALLS), holds_back=("lab_step",)),)),
         TourStep("lookup", "Repeated ids read one row",
-                 "*zamek w zamek* is ids **6, 9, 6**: positions 0 and 2 read the same row, so they get the "
-                 "same vector — and their gradients add up in that row (Sᵀ G).",
+                 "*zamek w zamek* repeats a word: every occurrence of a token reads the same row, so gets the "
+                 "same vector — and the gradients of its occurrences add up in that row (Sᵀ G). Read the ids in "
+                 "*Table 1 — vocabulary*.",
                  _table("seed001-excerpt", "zamek w zamek"),
                  figure=fig.rows_of_text("seed001-excerpt", "zamek w zamek"),
-                 questions=(Question("id_w", "seed001-excerpt", "Which id does w get?", q.token_id("w")),
+                 questions=(Question("id_w", "seed001-excerpt", "Which id does w get?", q.token_id("w"),
+                                     holds_back=("ids",)),
                             Question("rows_read", "seed001-excerpt", "How many different rows does "
-                                     "'zamek w zamek' read?", q.distinct_rows("zamek w zamek")))),
+                                     "'zamek w zamek' read?", q.distinct_rows("zamek w zamek"),
+                                     holds_back=("repeats",)))),
         TourStep("attention", "Same token, different neighbours",
                  "In the context demo below, *zamek* sits at the same position after *kamienny* and after "
                  "*metalowy*: the same row and position vector go in, different outputs come out.",
@@ -110,8 +117,8 @@ SEED_TOURS = {
                             Question("larger_dot_cat", "seed003", "Which has the larger dot product with cat?",
                                      q.larger_dot("cat", "cat", "dog"), choices=("cat", "dog")))),
         TourStep("attention", "Without positions, order is invisible",
-                 "Swap two tokens: with no position vectors, self-attention just permutes the rows of its "
-                 "output. Add positions and the output changes.",
+                 "Swap two tokens and compare self-attention's output before and after, first with no position "
+                 "vectors, then with them: what happens to each token's output row?",
                  _table("seed003", "cat dog", keep_attn_positions="none"),
                  figure=fig.rows_of_text("seed003", "cat dog"),
                  questions=(Question("swap_cat_dog", "seed003", "Without positions, swap cat and dog: what does "
@@ -120,15 +127,15 @@ SEED_TOURS = {
     )),
     "seed004": Tour("Seed 004 · an id is an address", (
         TourStep("lookup", "Ids are call numbers",
-                 "*The cat is sleeping* is ids **[464, 3797, 318, 10447]**: they select four rows of E, a "
-                 "**4 × 4** matrix (sequence length × embedding width).",
+                 "*The cat is sleeping* becomes four ids: they select four rows of E, a **4 × 4** matrix "
+                 "(sequence length × embedding width). Read each token's id in *Table 1 — vocabulary*.",
                  _table("seed004", "The cat is sleeping"),
                  figure=fig.rows_of_text("seed004", "The cat is sleeping"),
                  questions=(Question("id_sleeping", "seed004", "Which id does sleeping get?",
-                                     q.token_id("sleeping")),)),
+                                     q.token_id("sleeping"), holds_back=("ids",)),)),
         TourStep("geometry", "A small id gap is not similarity",
-                 "By id, *cat* looks closer to *is* (|3797 − 318| = **3479**) than to *dog* "
-                 "(|8531 − 3797| = **4734**); the vectors say the opposite — compare the cosines.",
+                 "Ids are addresses: two ids can be near while their vectors point apart. Work out the id "
+                 "gaps |id cat − id is| and |id cat − id dog| from the ids, then compare the cosines on this page.",
                  _table("seed004", "The cat is sleeping", keep_geo_tokens="cat dog is"),
                  figure=fig.cosines_of("seed004", ("cat", "dog", "is")),
                  questions=(Question("id_gap_cat", "seed004", "By id, which is nearer to cat?",
