@@ -161,6 +161,9 @@ ABLATION_TEXT = "The cat is sleeping on the mat"
 WHY_TEXT = "The Eiffel Tower is located in the city of"                # the Why page's default texts
 SKIP_TEXT = "The Eiffel Tower is located in the city of Paris, the capital of France."
 YES_NO = (vq.YES, vq.NO)
+ISLAND_TOKENS = "0 5 9"                 # the Islands step maps these tokens' neighbourhoods
+ISLAND_NEIGHBOURS = 300                # ... each one's nearest rows: ~500 points to map
+ISLAND_CLUSTERS = ("digits",)          # the clusters its narration asks for (tests/unit/test_clusters.py)
 SMOLLM2_HEADS = 9                      # heads per layer of SmolLM2-135M (576 wide, 64 per head)
 
 # Tours of the views that read a model or a whole vocabulary. A step is data: a page, its view and its
@@ -237,14 +240,14 @@ VIEW_TOURS = {
                                   "MiniLM's?", vq.higher_mean_cosine("smollm2", "minilm", ("SmolLM2", "MiniLM")),
                                   choices=("SmolLM2", "MiniLM")))),
         TourStep("maps", "Islands on the map",
-                 "A t-SNE map of 3,000 of SmolLM2's pieces, clustered by HDBSCAN on the map's own coordinates and "
-                 "each cluster named by what most of its pieces share. Press *Draw*, then choose the *partial "
-                 "UTF-8* cluster and the *digits* one under *Choose a cluster*: pieces that are only fragments "
-                 "of one character's bytes, and the ten digits, each form an island of their own, while most of "
-                 "the vocabulary is one dense cloud of *mixed* clusters.",
-                 _table("smollm2", keep_maps_set="sample", keep_maps_n=3000, keep_maps_seed=0,
-                        keep_maps_method="t-SNE", keep_maps_clusters="HDBSCAN", keep_maps_min_size=10,
-                        keep_maps_min_samples=3)),
+                 "A t-SNE map of the digits' neighbourhoods in SmolLM2: the tokens 0, 5 and 9 and each one's "
+                 "300 nearest rows by cosine, clustered by HDBSCAN on the map's own coordinates and each cluster "
+                 "named by what most of its pieces share. Press *Draw*, then choose the *digits* cluster under "
+                 "*Choose a cluster*: SmolLM2 writes numbers digit by digit, and its ten digit tokens form an "
+                 "island of their own beside the *mixed* cloud of their neighbours.",
+                 _table("smollm2", keep_maps_set="neighbourhoods", keep_geo_tokens=ISLAND_TOKENS,
+                        keep_maps_k=ISLAND_NEIGHBOURS, keep_maps_seed=0, keep_maps_method="t-SNE",
+                        keep_maps_clusters="HDBSCAN", keep_maps_min_size=10, keep_maps_min_samples=3)),
     )),
     "why": Tour("Why this prediction · which parts made the next token", (
         TourStep("why", "Split the logit into its parts",
