@@ -12,17 +12,21 @@ from typing import Callable
 import streamlit as st
 
 from core.lessons.tours import TOURS
-from ui import questions, tours
+
+# The open tour step and the learner's answers, as ui.tours and ui.questions keep them in the session
+# (read here by name: pages import this module, and ui.questions imports the pages' view modules).
+TOUR, TOUR_STEP, ANSWERS = "keep_tour", "keep_tour_step", "tour_answers"
 
 HELD_BACK = "Held back until you answer the tour's question above: {prompt}"
 
 
 def pending(topic: str) -> str | None:
     """The prompt of the open step's unanswered question that `topic`'s sentence would answer, else None."""
-    name, index = tours.current_tour()
-    if not name:
+    name = st.session_state.get(TOUR, "")
+    if name not in TOURS:
         return None
-    answered = questions.answers()
+    index = min(int(st.session_state.get(TOUR_STEP, 0)), len(TOURS[name].steps) - 1)
+    answered = st.session_state.get(ANSWERS, {})
     for question in TOURS[name].steps[index].questions:
         if topic in question.holds_back and answered.get((name, question.key)) is None:
             return question.prompt

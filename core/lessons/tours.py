@@ -179,10 +179,11 @@ VIEW_TOURS = {
                  figure=fig.analogy_scores("glove-50d", "king", "man", "woman"),
                  questions=(_view("input_top_add", "glove-50d", "With the inputs allowed, is 3CosAdd's best answer "
                                   "one of king, man, woman?", vq.analogy_input_on_top("glove-50d", "king", "man",
-                                                                                      "woman"), choices=YES_NO),
+                                                                                      "woman"), choices=YES_NO,
+                                  holds_back=("analogy_rank",)),
                             _view("input_top_mul", "glove-50d", "And 3CosMul's, with the inputs allowed?",
                                   vq.analogy_input_on_top("glove-50d", "king", "man", "woman", "3CosMul"),
-                                  choices=YES_NO),
+                                  choices=YES_NO, holds_back=("analogy_rank",)),
                             _view("rank_prince", "glove-50d", "With the inputs excluded, at which rank does 3CosAdd "
                                   "put prince?", vq.analogy_rank("glove-50d", "king", "man", "woman", "prince")))),
         TourStep("directions", "paris − france + germany",
@@ -193,7 +194,7 @@ VIEW_TOURS = {
                  questions=(_view("input_top_paris", "glove-50d", "With the inputs allowed, is 3CosAdd's best "
                                   "answer one of paris, france, germany?",
                                   vq.analogy_input_on_top("glove-50d", "paris", "france", "germany"),
-                                  choices=YES_NO),)),
+                                  choices=YES_NO, holds_back=("analogy_rank",)),)),
     )),
     "inside": Tour("Inside SmolLM2 · the logit lens and switching heads off", (
         TourStep("models", "When does the answer appear?",
@@ -213,7 +214,7 @@ VIEW_TOURS = {
                  questions=(_view("ablate_layer0", "smollm2", "With every head of layer 0 off, does the loss rise "
                                   "or fall?", vq.ablation_loss("smollm2", ABLATION_TEXT,
                                                                tuple((0, h) for h in range(SMOLLM2_HEADS))),
-                                  choices=(q.RISES, q.FALLS)),
+                                  choices=(q.RISES, q.FALLS), holds_back=("ablation_loss",)),
                             _view("head_matters", "smollm2", "Which one of these heads, alone off, raises the loss "
                                   "most?", vq.head_that_matters("smollm2", ABLATION_TEXT, ((0, 0), (0, 1), (0, 2))),
                                   choices=("L0 H0", "L0 H1", "L0 H2")))),
@@ -235,10 +236,11 @@ VIEW_TOURS = {
                  _table("smollm2"),
                  figure=fig.mean_cosines(("smollm2", "minilm"), ("SmolLM2", "MiniLM")),
                  questions=(_view("cosine_smollm2", "smollm2", "Guess SmolLM2's mean cosine (two decimals, within "
-                                  "0.05)", vq.mean_cosine_of("smollm2", "SmolLM2"), tolerance=0.05, decimals=2),
+                                  "0.05)", vq.mean_cosine_of("smollm2", "SmolLM2"), tolerance=0.05, decimals=2,
+                                  holds_back=("mean_cosine",)),
                             _view("cosine_higher", "smollm2", "Which table's rows lean more one way: SmolLM2's or "
                                   "MiniLM's?", vq.higher_mean_cosine("smollm2", "minilm", ("SmolLM2", "MiniLM")),
-                                  choices=("SmolLM2", "MiniLM")))),
+                                  choices=("SmolLM2", "MiniLM"), holds_back=("mean_cosine",)))),
         TourStep("maps", "Islands on the map",
                  "A t-SNE map of the digits' neighbourhoods in SmolLM2: the tokens 0, 5 and 9 and each one's "
                  "300 nearest rows by cosine, clustered by HDBSCAN on the map's own coordinates and each cluster "
