@@ -14,7 +14,7 @@ from core.limits import MAX_ANALOGY_ANSWERS, MAX_AXIS_WORDS, MAX_PLOT_POINTS
 from core.pieces import TOKEN_KINDS, resolve_tokens
 from core.semantic import axes_cosine
 from core.text import shorten
-from ui import cached, chosen, render, state, tables
+from ui import asking, cached, chosen, render, state, tables
 
 table = tables.active_table()
 st.title("🧭 Axes & analogies")
@@ -148,7 +148,7 @@ def show_analogy() -> None:
             with column:
                 st.caption(heading)
                 render.show_frame(answers_frame(answers, inputs, expected), hide_index=True, width="stretch")
-                st.caption(expected_sentence(answers, expected, inputs))
+                asking.say("analogy_rank", lambda: st.caption(expected_sentence(answers, expected, inputs)))
         if result.included.rows.size and int(result.included.rows[0]) in inputs:
             st.caption(render.md(f"With the inputs allowed, {result.method}'s best answer is "
                                  f"{table.tokens[int(result.included.rows[0])]}, an input: the famous result needs "

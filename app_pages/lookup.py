@@ -18,7 +18,7 @@ from core.lessons.lookup_report import (
 from core.limits import MAX_ID_CHARS, MAX_NEW_ROWS, MAX_PLOT_POINTS, MAX_TEXT_CHARS
 from core.lookup import parse_id_list, squared_distance
 from core.text import matrix_latex
-from ui import cached, chosen, render, state, tables
+from ui import asking, cached, chosen, render, state, tables
 
 table = tables.active_table()
 st.title("🔎 Lookup: token ids select rows")
@@ -62,9 +62,10 @@ def show_tables(report) -> None:
                        render.frame_csv_text(render.table_rows_frame(table, highlighted)), file_name=file_name,
                        mime="text/csv", key="lookup_rows_csv")
     for row, positions in report.repeats.items():
-        st.info(f"Token **{render.md(table.tokens[row])}** (id {int(table.ids[row])}) appears at positions "
-                f"{', '.join(map(str, positions))}: every occurrence reads the same row {row}, "
-                "so gets the same vector.")
+        asking.say("repeats", lambda row=row, positions=positions: st.info(
+            f"Token **{render.md(table.tokens[row])}** (id {int(table.ids[row])}) appears at positions "
+            f"{', '.join(map(str, positions))}: every occurrence reads the same row {row}, "
+            "so gets the same vector."))
 
 
 def show_x(report) -> None:
@@ -138,7 +139,8 @@ def show_rename(report) -> None:
         st.warning("A table with one row has nothing to rename.")
         return
     demo = rename_demo(table, report.rows, kind)
-    st.markdown(f"New ids for the same text: `{demo.new_token_ids}` (were `{report.token_ids}`)")
+    asking.say("ids", lambda: st.markdown(f"New ids for the same text: `{demo.new_token_ids}` "
+                                          f"(were `{report.token_ids}`)"))
     left, right = st.columns(2)
     with left:
         st.markdown("**Ids and rows permuted together**")

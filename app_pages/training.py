@@ -12,6 +12,7 @@ from core.figures.training import loss_curve, moving_points_animation
 from core.limits import (
     MAX_ABS_LEARNING_RATE,
     MAX_CORPUS_CHARS,
+    MAX_LAB_STEPS,
     MAX_TABLE_STEPS,
     MAX_TEXT_CHARS,
     MAX_TINY_STEPS,
@@ -39,7 +40,7 @@ from core.training import (
     train_table_steps,
     trajectory_note,
 )
-from ui import render, state, widgets, words
+from ui import asking, render, state, widgets, words
 
 st.title("🏋️ Training: the gradient moves the rows it touched")
 st.caption("Each section trains its own small table, named in it, whatever table the sidebar shows.")
@@ -55,6 +56,36 @@ def lab_history() -> list[np.ndarray]:
     return history.setdefault(row, [np.asarray(lab.weight[row], dtype=np.float64)])
 
 
+def lab_taken() -> list:
+    """The steps taken on the input row, oldest first: (the label it raised, its StepResult)."""
+    row = lab.row_of_token(st.session_state.get("train_input", "kamienny"))
+    return st.session_state.setdefault("train_taken", {}).setdefault(row, [])
+
+
+LAB_REPLAYED = "_train_lab_replayed"    # the link's steps (tsteps=) were replayed in this session
+
+
+def replay_linked_steps(target: int, lr: float) -> None:
+    """A link's tsteps=N: N steps on its input row with its target and learning rate, once a session
+    (a learner's own steps later are kept in the session and written back to the link)."""
+    if st.session_state.get(LAB_REPLAYED):
+        return
+    st.session_state[LAB_REPLAYED] = True
+    wanted, history, taken = int(state.keep("train_steps", 0)), lab_history(), lab_taken()
+    while len(history) - 1 < wanted:
+        step = softmax_ce_step(history[-1], LAB_OUTPUT_WEIGHT, target, lr)
+        if not step.finite:
+            state.warn_later(f"The link's {wanted} steps: only {len(history) - 1} could be taken at lr = {lr:g} "
+                             "(the row became infinite).")
+            break
+        history.append(step.x_after)
+        taken.append((LAB_OUTPUT_TOKENS[target], step))
+
+
+def _note_steps() -> None:
+    state.set_kept("train_steps", len(lab_history()) - 1)
+
+
 def show_lab() -> None:
     st.subheader("The seed 001 lab: one row, one step")
     st.caption(f"{lab.source}. Output vectors are frozen and separate from the input table; "
@@ -68,19 +99,22 @@ def show_lab() -> None:
     lr = state.kept_widget(c3.number_input, "Learning rate", "train_lr", LAB_LEARNING_RATE, query="tlr",
                            parse=LEARNING_RATE, min_value=-MAX_ABS_LEARNING_RATE,
                            max_value=MAX_ABS_LEARNING_RATE, step=0.1, format="%.3f")
-    history = lab_history()
-    b1, b2, b3 = st.columns(3)
     target = LAB_OUTPUT_TOKENS.index(target_name)
+    state.keep("train_steps", 0, query="tsteps", parse=state.parse_int_in(0, MAX_LAB_STEPS))
     try:
-        step = softmax_ce_step(history[-1], LAB_OUTPUT_WEIGHT, target, float(lr))
+        replay_linked_steps(target, float(lr))
+        step = softmax_ce_step(lab_history()[-1], LAB_OUTPUT_WEIGHT, target, float(lr))
     except ValueError as error:
         render.error_box(error)
         return
-    b1.button("Step", type="primary", key="train_step", disabled=not step.finite, on_click=take_typed_step)
-    b2.button("Undo", key="train_undo", disabled=len(history) < 2, on_click=history.pop)
-    b3.button("Reset", key="train_reset", disabled=len(history) < 2, on_click=history.__delitem__,
-              args=(slice(1, None),))
-    show_step(step, target_name, len(history) - 1)
+    history = lab_history()
+    _note_steps()                       # the link says how many steps this row has taken
+    b1, b2, b3 = st.columns(3)
+    b1.button("Step", type="primary", key="train_step", disabled=not step.finite or len(history) > MAX_LAB_STEPS,
+              on_click=take_typed_step)
+    b2.button("Undo", key="train_undo", disabled=len(history) < 2, on_click=undo_step)
+    b3.button("Reset", key="train_reset", disabled=len(history) < 2, on_click=reset_steps)
+    show_steps(step, target_name, len(history) - 1)
 
 
 LEARNING_RATE = state.parse_float_in(-MAX_ABS_LEARNING_RATE, MAX_ABS_LEARNING_RATE)
@@ -96,19 +130,54 @@ def take_typed_step() -> None:
         step = softmax_ce_step(history[-1], LAB_OUTPUT_WEIGHT, target, float(st.session_state["train_lr"]))
     except ValueError:
         return          # the rerun that follows shows why
-    if step.finite:
+    if step.finite and len(history) <= MAX_LAB_STEPS:
         history.append(step.x_after)
+        lab_taken().append((LAB_OUTPUT_TOKENS[target], step))
+        _note_steps()
 
 
-def show_step(step, target_name: str, steps_taken: int) -> None:
+def undo_step() -> None:
+    lab_history().pop()
+    taken = lab_taken()
+    if taken:
+        taken.pop()
+    _note_steps()
+
+
+def reset_steps() -> None:
+    del lab_history()[1:]
+    lab_taken().clear()
+    _note_steps()
+
+
+def show_steps(next_step, target_name: str, steps_taken: int) -> None:
+    """Under Step: the step just taken, in full; the next one in a line labelled next. Before any
+    step, the next one in full, labelled next (held back while a tour question asks what it does)."""
     input_name = st.session_state.get("train_input", "kamienny")
     if input_name == target_name:
         st.info(f"The input is “{render.md(input_name)}” and the label is also “{render.md(target_name)}”: still only the "
                 "input row moves; the label only chooses which probability to raise.")
-    note = learning_rate_note(step)
+    taken = lab_taken()
+    if steps_taken and len(taken) == steps_taken:
+        label, last = taken[-1]
+        st.markdown(f"Steps taken: **{steps_taken}**. The step just taken (step {steps_taken}), with lr = {last.lr:g}:")
+        show_step(last, label, input_name)
+        note = learning_rate_note(next_step)
+        if note is not None:
+            render.show_note(note)
+        st.caption(f"Next (not taken yet), with lr = {next_step.lr:g}: p({render.md(target_name)}) "
+                   f"{100 * next_step.prob_before:.1f} % → {100 * next_step.prob_after:.1f} %, "
+                   f"loss {next_step.loss_before:.3f} → {next_step.loss_after:.3f}.")
+        return
+    st.markdown(f"Steps taken: **{steps_taken}**. Next step (not taken yet), with lr = {next_step.lr:g}:")
+    note = learning_rate_note(next_step)
     if note is not None:
         render.show_note(note)
-    st.markdown(f"Steps taken: **{steps_taken}**. Next step, with lr = {step.lr:g}:")
+    asking.say("lab_step", lambda: show_step(next_step, target_name, input_name))
+
+
+def show_step(step, target_name: str, input_name: str) -> None:
+    """One step in full: p and the loss before and after, the formulas, the gradient and the rows."""
     c1, c2 = st.columns(2)
     c1.metric(f"p({target_name})", f"{100 * step.prob_before:.1f} % → {100 * step.prob_after:.1f} %",
               f"{100 * (step.prob_after - step.prob_before):+.1f} pp")

@@ -68,6 +68,7 @@ MAX_SHOWN_MODEL_TOKENS = 48         # tokens of a text whose maps Model attentio
 # ---- training
 MAX_ABS_LEARNING_RATE = 1e6         # larger values are refused; up to this, divergence is shown
 MAX_TABLE_STEPS = 100               # steps of the S^T G section
+MAX_LAB_STEPS = 50                  # steps of the seed 001 lab a session (and a link's tsteps=) takes
 MAX_TINY_STEPS = 5_000              # steps of the small model trained live
 MAX_CORPUS_TOKENS = 20_000
 MAX_CORPUS_CHARS = 200_000          # the live model's own text, typed or from the URL (~10 characters a token)

@@ -11,7 +11,7 @@ from core import anisotropy as an
 from core.figures.hidden import dimension_bars
 from core.geometry import nearest
 from core.tables import EmbeddingTable
-from ui import cached, chosen, render, state
+from ui import asking, cached, chosen, render, state
 
 TOP_DIMENSIONS = 10
 NEIGHBOURS = 10
@@ -129,8 +129,10 @@ def show_numbers(table: EmbeddingTable, raw: an.Anisotropy, z: an.Anisotropy, r_
     sampled, error = _sampled_by_key(table.key, table.weight)
     mean, r = (z.mean_cosine, r_z) if standardise else (raw.mean_cosine, r_raw)
     c1, c2, c3 = st.columns(3)
-    c1.metric("Mean cosine, every pair (exact)", f"{mean:.4f}", delta_color="off",
-              delta=f"{mean - raw.mean_cosine:+.4f} from the table as it is" if standardise else None)
+    with c1:
+        asking.say("mean_cosine", lambda: st.metric(
+            "Mean cosine, every pair (exact)", f"{mean:.4f}", delta_color="off",
+            delta=f"{mean - raw.mean_cosine:+.4f} from the table as it is" if standardise else None))
     c2.metric("r(cosine, id gap), every pair", f"{r:+.4f}", delta_color="off",
               delta=f"{r - r_raw:+.4f} from the table as it is" if standardise else None,
               help="The Geometry page's exact Pearson r: does a token's cosine with another follow how far "

@@ -13,7 +13,7 @@ from core.models.ablation import ablation_unavailable, head_importance
 from core.models.heads import HEAD_METRICS, head_summary, ranked_heads
 from core.models.lens import lens_unavailable
 from core.text import markdown_literal as md
-from ui import cached, jobs, render, state, tables
+from ui import asking, cached, jobs, render, state, tables
 
 LOG = logging.getLogger("embedding_lens.models")
 
@@ -116,8 +116,9 @@ def show_ablation(model, run) -> None:
         return
     base, ablated = results
     which = f"layer {int(layer)}, " + ("every head" if head == "all" else f"head {head}")
-    st.metric(f"Loss of the text (mean −ln p of each next token), {which} off",
-              f"{base.loss:.3f} → {ablated.loss:.3f}", f"{ablated.loss - base.loss:+.3f}", delta_color="inverse")
+    asking.say("ablation_loss", lambda: st.metric(
+        f"Loss of the text (mean −ln p of each next token), {which} off",
+        f"{base.loss:.3f} → {ablated.loss:.3f}", f"{ablated.loss - base.loss:+.3f}", delta_color="inverse"))
     labels = [f"{t}: {model.table.tokens[ids[t]]} → {model.table.tokens[ids[t + 1]]}" for t in range(len(ids) - 1)]
     render.show_figure(ablation_bars(labels, base.next_probs, ablated.next_probs,
                                      f"p(real next token) at each position, {which} off"), key="models_ablation")

@@ -10,7 +10,7 @@ from core.figures.notes import figure_json, plotly_script
 from core.lessons.notes import notes_file_name, notes_markdown
 from core.lessons.notes_page import StepFigure, notes_html
 from core.lessons.tours import TOURS, TourStep
-from ui import keyboard, questions, state
+from ui import keyboard, questions, state, tables
 from ui.keys import TOUR_APPLIED
 
 APPLIED = TOUR_APPLIED           # the (tour, step) whose view was last put in place
@@ -38,12 +38,29 @@ def focus() -> str:
 
 
 def follow_tour(page, every_page: list) -> None:
-    """Before anything is drawn: a new step puts its view in place and opens its page."""
+    """Before anything is drawn: a new step puts its view in place and opens its page.
+
+    However the step is entered (the sidebar's picker, → / ←, its link, or the sidebar's table
+    switched away from the step's table and back), its table is put in place first and the table
+    switch's own reset done, then the step's text and settings: a reset after them would replace
+    the step's text with the table's default one."""
     name, index = current_tour()
-    if not name or st.session_state.get(APPLIED) == (name, index):
+    if not name:
+        return
+    step = TOURS[name].steps[index]
+    table = step.view.get("keep_table")
+    applied = st.session_state.get(APPLIED)
+    on_its_table = table is None or st.session_state.get("keep_table") == table
+    if applied == (name, index):
+        if not on_its_table:              # the sidebar left the step's table: back on it, the step returns
+            st.session_state[APPLIED] = (name, index, "left")
+        return
+    if applied == (name, index, "left") and not on_its_table:
         return
     st.session_state[APPLIED] = (name, index)
-    step = TOURS[name].steps[index]
+    if table is not None:
+        st.session_state["keep_table"] = table
+        tables.reset_view_on_table_change()        # the table's defaults first, the step's values over them
     for key, value in step.view.items():
         st.session_state[key] = value
     if page.url_path != step.page:

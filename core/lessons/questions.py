@@ -40,6 +40,8 @@ class Question:
     # what `answer` reads: "table" (the EmbeddingTable named by `table`, on screen) or "views" (a model's
     # or a whole vocabulary's cached results, core.lessons.view_questions.Views: computed once answered)
     reads: str = "table"
+    # the page sentences (ui.asking topics) that state this answer: held back until it is answered
+    holds_back: tuple[str, ...] = ()
 
 
 def is_right(question: Question, reveal: Reveal, given) -> bool:

@@ -45,21 +45,24 @@ def _table(name: str, text: str | None = None, **extra) -> dict:
 SEED_TOURS = {
     "seed000": Tour("Seed 000 · token embeddings and contextual representations", (
         TourStep("lookup", "Ids select rows",
-                 "The sequence of ids **(2, 0)** — tokens γ α — selects rows 2 and 0 of the 3 × 4 table E: "
-                 "**X = [[0, 1, 0, 1], [1, 0, 1, 0]]**. E holds **12** parameters, X **8** entries.",
+                 "A text becomes a sequence of ids, and each id selects one row of the 3 × 4 table E: the rows "
+                 "selected, stacked, are **X**. E holds **12** parameters, X **8** entries. Find γ in *Table 1 — "
+                 "vocabulary* and read its id there.",
                  _table("seed000", "γ α"),
                  figure=fig.rows_of_text("seed000", "γ α"),
-                 questions=(Question("id_gamma", "seed000", "Which id does γ get?", q.token_id("γ")),)),
+                 questions=(Question("id_gamma", "seed000", "Which id does γ get?", q.token_id("γ"),
+                                     holds_back=("ids",)),)),
         TourStep("lookup", "Distances between rows",
-                 "Coordinates allow comparisons: **‖E₀ − E₁‖² = 1** and **‖E₀ − E₂‖² = 4** "
-                 "(under Shapes and counts, choose rows α and γ to see the 4).",
+                 "Coordinates allow comparisons: the squared distance **‖Eᵢ − Eⱼ‖²** between two rows. Under "
+                 "*Shapes and counts*, choose rows α and β, then α and γ, and compare the two distances.",
                  _table("seed000", "γ α"),
                  figure=fig.cosines_of("seed000", ("α", "β", "γ")),
                  questions=(Question("closer_alpha", "seed000", "Which row is closer to α?",
                                      q.closer("α", "β", "γ", "distance"), choices=("β", "γ")),)),
         TourStep("attention", "Context enters through attention",
-                 "Seed 000 §4: every unmasked score is 0 and the values are (2, 0) and (0, 4), so "
-                 "**A = [[1, 0], [½, ½]]** and **O = [[2, 0], [1, 2]]**: position 1 now mixes both rows.",
+                 "Seed 000 §4: every unmasked score is 0 and the values are (2, 0) and (0, 4). The causal mask "
+                 "lets position 0 see only itself; position 1 sees both. Step through the example's A and O "
+                 "at the top of the page: how does position 1 share its weight?",
                  _table("seed000", "γ α", keep_attn_seed000=True, keep_attn_seed000_step="A"), focus="seed000",
                  figure=fig.seed000_weights(),
                  questions=(Question("weight_1_0", "seed000", "In the seed's head, how much weight does position 1 "
@@ -75,21 +78,25 @@ SEED_TOURS = {
     )),
     "seed001": Tour("Seed 001 · the gradient moves the rows it touched", (
         TourStep("training", "One step, one row",
-                 "With learning rate **0.4**, one gradient step on the input row of *kamienny* raises "
-                 "p(zamek) from **47.0 %** to **61.0 %**. Only that row of the table moves.",
+                 "With learning rate **0.4**, one gradient step on the input row of *kamienny*, with *zamek* as "
+                 "the label: only that row of the table moves. Answer first, then press *Step* and read "
+                 "p(zamek) before and after under it.",
                  {},
                  figure=fig.lab_step("kamienny"),
                  questions=(Question("p_zamek", "seed001-lab", "After one step on the row of kamienny, does "
                                      "p(zamek) rise or fall?", q.probability_after_step("kamienny", "zamek"),
-                                     choices=(q.RISES, q.FALLS)),)),
+                                     choices=(q.RISES, q.FALLS), holds_back=("lab_step",)),)),
         TourStep("lookup", "Repeated ids read one row",
-                 "*zamek w zamek* is ids **6, 9, 6**: positions 0 and 2 read the same row, so they get the "
-                 "same vector — and their gradients add up in that row (Sᵀ G).",
+                 "*zamek w zamek* repeats a word: every occurrence of a token reads the same row, so gets the "
+                 "same vector — and the gradients of its occurrences add up in that row (Sᵀ G). Read the ids in "
+                 "*Table 1 — vocabulary*.",
                  _table("seed001-excerpt", "zamek w zamek"),
                  figure=fig.rows_of_text("seed001-excerpt", "zamek w zamek"),
-                 questions=(Question("id_w", "seed001-excerpt", "Which id does w get?", q.token_id("w")),
+                 questions=(Question("id_w", "seed001-excerpt", "Which id does w get?", q.token_id("w"),
+                                     holds_back=("ids",)),
                             Question("rows_read", "seed001-excerpt", "How many different rows does "
-                                     "'zamek w zamek' read?", q.distinct_rows("zamek w zamek")))),
+                                     "'zamek w zamek' read?", q.distinct_rows("zamek w zamek"),
+                                     holds_back=("repeats",)))),
         TourStep("attention", "Same token, different neighbours",
                  "In the context demo below, *zamek* sits at the same position after *kamienny* and after "
                  "*metalowy*: the same row and position vector go in, different outputs come out.",
@@ -110,8 +117,8 @@ SEED_TOURS = {
                             Question("larger_dot_cat", "seed003", "Which has the larger dot product with cat?",
                                      q.larger_dot("cat", "cat", "dog"), choices=("cat", "dog")))),
         TourStep("attention", "Without positions, order is invisible",
-                 "Swap two tokens: with no position vectors, self-attention just permutes the rows of its "
-                 "output. Add positions and the output changes.",
+                 "Swap two tokens and compare self-attention's output before and after, first with no position "
+                 "vectors, then with them: what happens to each token's output row?",
                  _table("seed003", "cat dog", keep_attn_positions="none"),
                  figure=fig.rows_of_text("seed003", "cat dog"),
                  questions=(Question("swap_cat_dog", "seed003", "Without positions, swap cat and dog: what does "
@@ -120,15 +127,15 @@ SEED_TOURS = {
     )),
     "seed004": Tour("Seed 004 · an id is an address", (
         TourStep("lookup", "Ids are call numbers",
-                 "*The cat is sleeping* is ids **[464, 3797, 318, 10447]**: they select four rows of E, a "
-                 "**4 × 4** matrix (sequence length × embedding width).",
+                 "*The cat is sleeping* becomes four ids: they select four rows of E, a **4 × 4** matrix "
+                 "(sequence length × embedding width). Read each token's id in *Table 1 — vocabulary*.",
                  _table("seed004", "The cat is sleeping"),
                  figure=fig.rows_of_text("seed004", "The cat is sleeping"),
                  questions=(Question("id_sleeping", "seed004", "Which id does sleeping get?",
-                                     q.token_id("sleeping")),)),
+                                     q.token_id("sleeping"), holds_back=("ids",)),)),
         TourStep("geometry", "A small id gap is not similarity",
-                 "By id, *cat* looks closer to *is* (|3797 − 318| = **3479**) than to *dog* "
-                 "(|8531 − 3797| = **4734**); the vectors say the opposite — compare the cosines.",
+                 "Ids are addresses: two ids can be near while their vectors point apart. Work out the id "
+                 "gaps |id cat − id is| and |id cat − id dog| from the ids, then compare the cosines on this page.",
                  _table("seed004", "The cat is sleeping", keep_geo_tokens="cat dog is"),
                  figure=fig.cosines_of("seed004", ("cat", "dog", "is")),
                  questions=(Question("id_gap_cat", "seed004", "By id, which is nearer to cat?",
@@ -154,6 +161,9 @@ ABLATION_TEXT = "The cat is sleeping on the mat"
 WHY_TEXT = "The Eiffel Tower is located in the city of"                # the Why page's default texts
 SKIP_TEXT = "The Eiffel Tower is located in the city of Paris, the capital of France."
 YES_NO = (vq.YES, vq.NO)
+ISLAND_TOKENS = "0 5 9"                 # the Islands step maps these tokens' neighbourhoods
+ISLAND_NEIGHBOURS = 300                # ... each one's nearest rows: ~500 points to map
+ISLAND_CLUSTERS = ("digits",)          # the clusters its narration asks for (tests/unit/test_clusters.py)
 SMOLLM2_HEADS = 9                      # heads per layer of SmolLM2-135M (576 wide, 64 per head)
 
 # Tours of the views that read a model or a whole vocabulary. A step is data: a page, its view and its
@@ -169,10 +179,11 @@ VIEW_TOURS = {
                  figure=fig.analogy_scores("glove-50d", "king", "man", "woman"),
                  questions=(_view("input_top_add", "glove-50d", "With the inputs allowed, is 3CosAdd's best answer "
                                   "one of king, man, woman?", vq.analogy_input_on_top("glove-50d", "king", "man",
-                                                                                      "woman"), choices=YES_NO),
+                                                                                      "woman"), choices=YES_NO,
+                                  holds_back=("analogy_rank",)),
                             _view("input_top_mul", "glove-50d", "And 3CosMul's, with the inputs allowed?",
                                   vq.analogy_input_on_top("glove-50d", "king", "man", "woman", "3CosMul"),
-                                  choices=YES_NO),
+                                  choices=YES_NO, holds_back=("analogy_rank",)),
                             _view("rank_prince", "glove-50d", "With the inputs excluded, at which rank does 3CosAdd "
                                   "put prince?", vq.analogy_rank("glove-50d", "king", "man", "woman", "prince")))),
         TourStep("directions", "paris − france + germany",
@@ -183,7 +194,7 @@ VIEW_TOURS = {
                  questions=(_view("input_top_paris", "glove-50d", "With the inputs allowed, is 3CosAdd's best "
                                   "answer one of paris, france, germany?",
                                   vq.analogy_input_on_top("glove-50d", "paris", "france", "germany"),
-                                  choices=YES_NO),)),
+                                  choices=YES_NO, holds_back=("analogy_rank",)),)),
     )),
     "inside": Tour("Inside SmolLM2 · the logit lens and switching heads off", (
         TourStep("models", "When does the answer appear?",
@@ -203,7 +214,7 @@ VIEW_TOURS = {
                  questions=(_view("ablate_layer0", "smollm2", "With every head of layer 0 off, does the loss rise "
                                   "or fall?", vq.ablation_loss("smollm2", ABLATION_TEXT,
                                                                tuple((0, h) for h in range(SMOLLM2_HEADS))),
-                                  choices=(q.RISES, q.FALLS)),
+                                  choices=(q.RISES, q.FALLS), holds_back=("ablation_loss",)),
                             _view("head_matters", "smollm2", "Which one of these heads, alone off, raises the loss "
                                   "most?", vq.head_that_matters("smollm2", ABLATION_TEXT, ((0, 0), (0, 1), (0, 2))),
                                   choices=("L0 H0", "L0 H1", "L0 H2")))),
@@ -225,19 +236,20 @@ VIEW_TOURS = {
                  _table("smollm2"),
                  figure=fig.mean_cosines(("smollm2", "minilm"), ("SmolLM2", "MiniLM")),
                  questions=(_view("cosine_smollm2", "smollm2", "Guess SmolLM2's mean cosine (two decimals, within "
-                                  "0.05)", vq.mean_cosine_of("smollm2", "SmolLM2"), tolerance=0.05, decimals=2),
+                                  "0.05)", vq.mean_cosine_of("smollm2", "SmolLM2"), tolerance=0.05, decimals=2,
+                                  holds_back=("mean_cosine",)),
                             _view("cosine_higher", "smollm2", "Which table's rows lean more one way: SmolLM2's or "
                                   "MiniLM's?", vq.higher_mean_cosine("smollm2", "minilm", ("SmolLM2", "MiniLM")),
-                                  choices=("SmolLM2", "MiniLM")))),
+                                  choices=("SmolLM2", "MiniLM"), holds_back=("mean_cosine",)))),
         TourStep("maps", "Islands on the map",
-                 "A t-SNE map of 3,000 of SmolLM2's pieces, clustered by HDBSCAN on the map's own coordinates and "
-                 "each cluster named by what most of its pieces share. Press *Draw*, then choose the *partial "
-                 "UTF-8* cluster and the *digits* one under *Choose a cluster*: pieces that are only fragments "
-                 "of one character's bytes, and the ten digits, each form an island of their own, while most of "
-                 "the vocabulary is one dense cloud of *mixed* clusters.",
-                 _table("smollm2", keep_maps_set="sample", keep_maps_n=3000, keep_maps_seed=0,
-                        keep_maps_method="t-SNE", keep_maps_clusters="HDBSCAN", keep_maps_min_size=10,
-                        keep_maps_min_samples=3)),
+                 "A t-SNE map of the digits' neighbourhoods in SmolLM2: the tokens 0, 5 and 9 and each one's "
+                 "300 nearest rows by cosine, clustered by HDBSCAN on the map's own coordinates and each cluster "
+                 "named by what most of its pieces share. Press *Draw*, then choose the *digits* cluster under "
+                 "*Choose a cluster*: SmolLM2 writes numbers digit by digit, and its ten digit tokens form an "
+                 "island of their own beside the *mixed* cloud of their neighbours.",
+                 _table("smollm2", keep_maps_set="neighbourhoods", keep_geo_tokens=ISLAND_TOKENS,
+                        keep_maps_k=ISLAND_NEIGHBOURS, keep_maps_seed=0, keep_maps_method="t-SNE",
+                        keep_maps_clusters="HDBSCAN", keep_maps_min_size=10, keep_maps_min_samples=3)),
     )),
     "why": Tour("Why this prediction · which parts made the next token", (
         TourStep("why", "Split the logit into its parts",

@@ -40,7 +40,14 @@ def test_a_tour_starts_from_the_sidebar():
     at = open_page("home")
     at.button(key="tour_start_seed001").click().run()
     assert_clean(at)
-    assert any("47.0 %" in text for text in texts(at.markdown))
+    assert any("one gradient step on the input row of *kamienny*" in text for text in texts(at.markdown))
+    # the page holds back what the step's question asks (p rises from 47.0 % to 61.0 %) until it is answered
+    assert not any("47.0 %" in m.value for m in at.metric)
+    assert any("Held back until you answer the tour's question above" in c for c in texts(at.caption))
+    at.switch_page("app_pages/training.py")        # the browser's address followed the tour to Training
+    at.radio(key="tourq_seed001_p_zamek").set_value("rises")
+    at.button(key="FormSubmitter:tourq_seed001_p_zamek_form-Check my answer").click().run()
+    assert any(m.value == "47.0 % → 61.0 %" for m in at.metric)
 
 
 def test_a_tampered_step_in_the_link():

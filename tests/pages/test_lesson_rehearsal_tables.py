@@ -1,0 +1,11 @@
+"""The tours of whole vocabularies (GloVe's analogies, what hides in a table) rehearsed as a class lives
+them (tests/rehearsal.py). A file of its own so that CI's two workers share the rehearsal."""
+from __future__ import annotations
+
+import pytest
+from rehearsal import rehearse
+
+
+@pytest.mark.parametrize("name", ["analogies", "hidden"])
+def test_table_tour_rehearsed(name):
+    rehearse(name)

@@ -1,0 +1,7 @@
+"""ui.asking reads the tour's session keys by name: they must be the ones ui.tours and ui.questions keep."""
+from ui import asking, questions, tours
+
+
+def test_asking_reads_the_keys_the_tour_keeps():
+    assert asking.ANSWERS == questions.ANSWERS
+    assert (asking.TOUR, asking.TOUR_STEP) == ("keep_tour", "keep_tour_step")   # state.keep("tour"), ("tour_step")
