@@ -45,9 +45,11 @@ def attempts_of(given) -> list:
     return list(given) if isinstance(given, (list, tuple)) else [given]
 
 
-def attempt_texts(question: Question, reveal: Reveal, given, shown: Callable[[Question, object], str]) -> list[str]:
-    """'dog (not right)', 'is (right)': each attempt with its verdict, in order."""
-    return [f"{shown(question, attempt)} ({'right' if is_right(question, reveal, attempt) else 'not right'})"
+def attempt_texts(question: Question, reveal: Reveal, given, shown: Callable[[Question, object], str],
+                  escape: Callable[[object], str] = str) -> list[str]:
+    """'dog (not right)', 'is (right)': each attempt with its verdict, in order; `escape` applies to
+    the learner's answer alone (it may be a token's text), not to our verdict."""
+    return [f"{escape(shown(question, attempt))} ({'right' if is_right(question, reveal, attempt) else 'not right'})"
             for attempt in attempts_of(given)]
 
 
@@ -56,13 +58,13 @@ def _question_lines(question: Question, reveal: Reveal | str, given,
     lines = [f"**Question.** {question.prompt}", ""]
     if isinstance(reveal, str):
         return lines + [f"*{reveal}*", ""]
-    tries = attempt_texts(question, reveal, given, shown)
+    tries = attempt_texts(question, reveal, given, shown, escape=_cell)
     if not tries:
         lines.append("- Your answer: *(not answered)*")
     elif len(tries) == 1:
-        lines.append(f"- Your answer: {_cell(tries[0])}")
+        lines.append(f"- Your answer: {tries[0]}")
     else:
-        lines.append("- Your answers, in order: " + "; ".join(f"{n}. {_cell(t)}" for n, t in enumerate(tries, 1)))
+        lines.append("- Your answers, in order: " + "; ".join(f"{n}. {t}" for n, t in enumerate(tries, 1)))
     lines += [f"- The answer: **{_cell(reveal.right)}**", f"- {_cell(reveal.numbers)} {_cell(reveal.why)}", ""]
     return lines
 

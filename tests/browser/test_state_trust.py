@@ -87,12 +87,12 @@ def test_a_table_switch_leaves_no_old_choice_on_home(server, page):
     """Presentation mode draws the comparison as an HTML table (st.dataframe is a canvas)."""
     page.goto(f"{server}/?table=seed004&present=1")
     wait_until_idle(page, 0)
-    choose(page, "Token", "1: cat")
+    choose(page, "Token", "position 1: cat")
     wait_until_idle(page, 0)
     assert "0.21" in comparison(page)                                       # seed 004's cat
     page.locator('[data-testid="stExpandSidebarButton"]').click()
     switch_table(page, SEED003_LABEL)
-    assert shown_choice(page, "Token") == "0: cat"                          # seed 003's own text
+    assert shown_choice(page, "Token") == "position 0: cat"                        # seed 003's own text
     assert "0.9" in comparison(page) and "0.21" not in comparison(page)     # and seed 003's cat beside it
     assert "token=0" in page.url and "table=seed003" in page.url
 
