@@ -148,11 +148,15 @@ def show_analogy() -> None:
             with column:
                 st.caption(heading)
                 render.show_frame(answers_frame(answers, inputs, expected), hide_index=True, width="stretch")
-                asking.say("analogy_rank", lambda: st.caption(expected_sentence(answers, expected, inputs)))
+                # the expected word's rank among the inputs allowed tells whether an input came first
+                asking.say(f"analogy_input_{result.method}",
+                           lambda answers=answers: st.caption(expected_sentence(answers, expected, inputs)))
         if result.included.rows.size and int(result.included.rows[0]) in inputs:
-            st.caption(render.md(f"With the inputs allowed, {result.method}'s best answer is "
-                                 f"{table.tokens[int(result.included.rows[0])]}, an input: the famous result needs "
-                                 "the inputs excluded."))
+            # the conclusion a tour question asks for (is the best answer an input?): said once answered
+            asking.say(f"analogy_input_{result.method}", lambda result=result: st.caption(render.md(
+                f"With the inputs allowed, {result.method}'s best answer is "
+                f"{table.tokens[int(result.included.rows[0])]}, an input: the famous result needs "
+                "the inputs excluded.")))
     st.caption("3CosAdd ranks rows by cos(x, â − b̂ + ĉ) (Mikolov et al. 2013); 3CosMul by "
                "cos′(x, a)·cos′(x, c) / (cos′(x, b) + 0.001) with cos′ = (cos + 1)/2 (Levy & Goldberg 2014). "
                "The usual benchmark code never lets a, b or c be the answer.")

@@ -11,12 +11,26 @@ from core.text import format_number
 POSITIVE, NEGATIVE = "#2563eb", "#dc2626"
 
 
+def separating_digits(values: np.ndarray, fewest: int = 2, most: int = 4) -> int:
+    """The fewest decimals (fewest..most) at which parts of different sizes never print as the same
+    size: −3.171 and +3.165 both read 3.17 at two decimals, and a learner asked which part is largest
+    could not tell them apart."""
+    sizes = np.sort(np.abs(np.asarray(values, dtype=np.float64)))
+    for digits in range(fewest, most + 1):
+        shown = np.round(sizes, digits)
+        if not np.any((shown[1:] == shown[:-1]) & (sizes[1:] != sizes[:-1])):
+            return digits
+    return most
+
+
 def contribution_bars(names: list[str], values: np.ndarray, title: str, x_title: str) -> go.Figure:
-    """(n,) parts, already sorted -> horizontal bars, the largest at the top, its value beside it."""
+    """(n,) parts, already sorted -> horizontal bars, the largest at the top, its value beside it (with
+    the decimals that tell the parts' sizes apart)."""
     values = np.asarray(values, dtype=np.float64)
+    digits = separating_digits(values)
     fig = go.Figure(go.Bar(
         x=values, y=list(names), orientation="h", marker_color=[POSITIVE if v >= 0 else NEGATIVE for v in values],
-        text=[format_number(v, 2) for v in values], textposition="outside", cliponaxis=False,
+        text=[format_number(v, digits) for v in values], textposition="outside", cliponaxis=False,
         hovertemplate="%{y}: %{x:.4f}<extra></extra>"))
     fig.update_yaxes(autorange="reversed", type="category")
     fig.update_xaxes(title=x_title, zeroline=True, zerolinecolor="#888")

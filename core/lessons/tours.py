@@ -180,10 +180,10 @@ VIEW_TOURS = {
                  questions=(_view("input_top_add", "glove-50d", "With the inputs allowed, is 3CosAdd's best answer "
                                   "one of king, man, woman?", vq.analogy_input_on_top("glove-50d", "king", "man",
                                                                                       "woman"), choices=YES_NO,
-                                  holds_back=("analogy_rank",)),
+                                  holds_back=("analogy_input_3CosAdd",)),
                             _view("input_top_mul", "glove-50d", "And 3CosMul's, with the inputs allowed?",
                                   vq.analogy_input_on_top("glove-50d", "king", "man", "woman", "3CosMul"),
-                                  choices=YES_NO, holds_back=("analogy_rank",)),
+                                  choices=YES_NO, holds_back=("analogy_input_3CosMul",)),
                             _view("rank_prince", "glove-50d", "With the inputs excluded, at which rank does 3CosAdd "
                                   "put prince?", vq.analogy_rank("glove-50d", "king", "man", "woman", "prince")))),
         TourStep("directions", "paris − france + germany",
@@ -194,7 +194,7 @@ VIEW_TOURS = {
                  questions=(_view("input_top_paris", "glove-50d", "With the inputs allowed, is 3CosAdd's best "
                                   "answer one of paris, france, germany?",
                                   vq.analogy_input_on_top("glove-50d", "paris", "france", "germany"),
-                                  choices=YES_NO, holds_back=("analogy_rank",)),)),
+                                  choices=YES_NO, holds_back=("analogy_input_3CosAdd",)),)),
     )),
     "inside": Tour("Inside SmolLM2 · the logit lens and switching heads off", (
         TourStep("models", "When does the answer appear?",

@@ -157,3 +157,16 @@ def test_every_heatmap_builder_drops_gaps_when_wide():
     assert grid.data[0].xgap == 0 and grid.data[0].texttemplate is None
     heads = head_grid(np.zeros((30, 9)), "t", "c")
     assert heads.data[0].xgap == 1 and heads.data[0].ygap == 1
+
+
+def test_contribution_bars_print_sizes_a_learner_can_tell_apart():
+    """Why's tour asks which single part is largest by size: SmolLM2's L29 H0 (−3.1713) and L28 MLP
+    (+3.1651) both read 3.17 at two decimals. The bars print the decimals that separate them."""
+    from core.figures.why import contribution_bars, separating_digits
+
+    values = np.array([-3.1713, 3.1651, 3.0477, 2.4356])
+    fig = contribution_bars(["L29 H0", "L28 MLP", "L29 H1", "L27 MLP"], values, "parts", "logit")
+    assert list(fig.data[0].text) == ["−3.171", "3.165", "3.048", "2.436"]
+    assert separating_digits(np.array([1.5, -0.25, 2.0])) == 2           # already apart: two decimals
+    assert separating_digits(np.array([1.0, -1.0])) == 2                 # equal sizes stay equal
+    assert separating_digits(np.array([1.00001, 1.00002])) == 4          # at most four
