@@ -14,7 +14,6 @@ shares (the protocol client, no browser).
 from __future__ import annotations
 
 import asyncio
-import re
 import time
 from pathlib import Path
 
@@ -23,9 +22,9 @@ from streamlit.proto.BackMsg_pb2 import BackMsg
 
 from bench.protocol import Session
 from browser_helpers import free_port, start_server, stop_server
+from map_queue_steps import ask_for_map
 
 ROOT = Path(__file__).resolve().parents[2]
-PLACE = re.compile(r"You are number (\d+) in the queue")
 CLEARS = 3
 
 
@@ -74,28 +73,6 @@ def test_a_clients_clear_cache_is_refused_by_default(script, first):
     assert "cleared st.cache_data and st.cache_resource" not in log
 
 
-async def _ask(session: Session, name: str, ended: dict, shown: asyncio.Event):
-    """Press Draw; the places the page showed; `shown` is set once it shows the job's status."""
-    places: list[int] = []
-    original = session._read_element
-
-    def watch(delta, element, errors):
-        text = original(delta, element, errors)
-        if text and PLACE.search(text):
-            places.append(int(PLACE.search(text).group(1)))
-        if element.WhichOneof("type") == "progress":
-            shown.set()
-        return text
-
-    session._read_element = watch
-    try:
-        result = await session.set("maps_draw", True)
-    finally:
-        session._read_element = original
-    ended[name] = time.monotonic()
-    return result, places
-
-
 async def _maps_page(url: str, query: str) -> Session:
     session = Session(url, timeout=600)
     await session.connect()
@@ -112,12 +89,12 @@ async def _line_through_clears(url: str):
     ended: dict[str, float] = {}
     seen = [asyncio.Event() for _ in range(3)]
     try:
-        a = asyncio.create_task(_ask(first, "first", ended, seen[0]))
+        a = asyncio.create_task(ask_for_map(first, ended, "first", seen[0]))
         await asyncio.wait_for(seen[0].wait(), 300)
         views = await _clear_then_open(url, "geometry", "table=seed004", first=True)   # light runs between
-        b = asyncio.create_task(_ask(second, "second", ended, seen[1]))
+        b = asyncio.create_task(ask_for_map(second, ended, "second", seen[1]))
         await asyncio.wait_for(seen[1].wait(), 300)
-        c = asyncio.create_task(_ask(third, "third", ended, seen[2]))
+        c = asyncio.create_task(ask_for_map(third, ended, "third", seen[2]))
         await asyncio.wait_for(seen[2].wait(), 300)
         results = {"first": await a, "second": await b, "third": await c}
         minilm_views = await _clear_then_open(url, "geometry", "table=minilm", first=True)

@@ -13,15 +13,14 @@ X-Forwarded-For, which uvicorn trusts from 127.0.0.1) hold one place; the second
 from __future__ import annotations
 
 import asyncio
-import re
 import time
 
 import pytest
 
 from bench.protocol import Session
 from browser_helpers import free_port, start_server, stop_server
+from map_queue_steps import ask_for_map
 
-PLACE = re.compile(r"You are number (\d+) in the queue")
 
 
 @pytest.fixture(scope="module")
@@ -40,29 +39,6 @@ async def _visitor(url: str, query: str, headers: dict | None = None) -> Session
     return session
 
 
-async def _ask(session: Session, ended: dict, name: str, shown: asyncio.Event):
-    """Press Draw; record when the run that waits for the map ended and the places it was shown;
-    `shown` is set once the page shows the job's status (a place in line or its progress)."""
-    places: list[int] = []
-    original = session._read_element
-
-    def watch(delta, element, errors):
-        text = original(delta, element, errors)
-        if text and PLACE.search(text):
-            places.append(int(PLACE.search(text).group(1)))
-        if element.WhichOneof("type") == "progress":
-            shown.set()
-        return text
-
-    session._read_element = watch
-    try:
-        result = await session.set("maps_draw", True)
-    finally:
-        session._read_element = original
-    ended[name] = time.monotonic()
-    return result, places
-
-
 async def _class(url: str):
     first = await _visitor(url, "table=minilm&n=500&seed=1&clusters=off")
     second, third = [await _visitor(url, f"table=seed004&seed={seed}&iters=1000&clusters=off") for seed in (2, 3)]
@@ -72,18 +48,18 @@ async def _class(url: str):
     ended: dict[str, float] = {}
     seen = [asyncio.Event() for _ in range(4)]
     try:
-        a = asyncio.create_task(_ask(first, ended, "first", seen[0]))
+        a = asyncio.create_task(ask_for_map(first, ended, "first", seen[0]))
         await asyncio.wait_for(seen[0].wait(), 300)
-        b = asyncio.create_task(_ask(second, ended, "second", seen[1]))
+        b = asyncio.create_task(ask_for_map(second, ended, "second", seen[1]))
         await asyncio.wait_for(seen[1].wait(), 300)
-        c = asyncio.create_task(_ask(third, ended, "third", seen[2]))
+        c = asyncio.create_task(ask_for_map(third, ended, "third", seen[2]))
         await asyncio.wait_for(seen[2].wait(), 300)
         # The second visitor stops waiting and asks for another map: it goes to the back of the line.
         b.cancel()
         await asyncio.gather(b, return_exceptions=True)
         changed = await second.set("maps_seed", 4)
         assert changed.errors == [], changed.errors
-        b_again = asyncio.create_task(_ask(second, ended, "second again", seen[3]))
+        b_again = asyncio.create_task(ask_for_map(second, ended, "second again", seen[3]))
         await asyncio.wait_for(seen[3].wait(), 300)
         light_step = await light.set("geo_colour", "vector norm")
         light_end = time.monotonic()
@@ -120,11 +96,11 @@ async def _one_visitor_two_sockets(url: str):
     ended: dict[str, float] = {}
     seen = [asyncio.Event() for _ in range(2)]
     try:
-        a = asyncio.create_task(_ask(tab1, ended, "tab 1", seen[0]))
+        a = asyncio.create_task(ask_for_map(tab1, ended, "tab 1", seen[0]))
         await asyncio.wait_for(seen[0].wait(), 300)
         refused = await tab2.set("maps_draw", True)
         refused_at = time.monotonic()
-        b = asyncio.create_task(_ask(someone, ended, "someone", seen[1]))
+        b = asyncio.create_task(ask_for_map(someone, ended, "someone", seen[1]))
         await asyncio.wait_for(seen[1].wait(), 300)
         return refused, refused_at, {"tab 1": await a, "someone": await b}, ended
     finally:
