@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from playwright.sync_api import expect
 from browser_helpers import SCREENSHOTS, require_chromium, wait_until_idle
 
 require_chromium()
@@ -90,7 +91,8 @@ def test_the_class_link_opens_the_same_view_locked_elsewhere(server, browser):
         assert "cat / dog" in picker.locator("input").input_value()
         assert "fixed by your teacher's link" in theirs.locator('[data-testid="stSidebar"]').inner_text()
         # the text box by its label (a select's search box is an input too, and may come first)
-        assert theirs.get_by_label("Text (words separated by spaces)").first.input_value() == "dog cat"
+        # retried: the sidebar can be idle while the main area's text box is still being mounted
+        expect(theirs.get_by_label("Text (words separated by spaces)").first).to_have_value("dog cat", timeout=20_000)
         assert "Load a model or your own table" not in theirs.locator('[data-testid="stSidebar"]').inner_text()
     finally:
         teacher.close()
