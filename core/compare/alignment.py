@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from core import order
-from core.pieces import token_kind
+from core.tokens.pieces import token_kind
 from core.text import token_core
 
 

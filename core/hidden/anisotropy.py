@@ -18,7 +18,7 @@ import numpy as np
 
 from core.blocks import float32_blocks
 from core.geometry import top_k
-from core.id_gap import id_gap_correlation
+from core.hidden.id_gap import id_gap_correlation
 
 _ROWS_PER_STEP = 16_384     # rows turned into unit rows at once (~36 MB of float32 at d = 576)
 
@@ -134,7 +134,7 @@ def standardised_nearest(weight: np.ndarray, query_row: int, k: int, stats: Colu
 
 def id_gap_r(weight: np.ndarray, ids: np.ndarray, stats: ColumnStats | None = None,
              norms: np.ndarray | None = None) -> float:
-    """The exact Pearson r of cosine against id gap over every pair (core.id_gap, the Geometry
+    """The exact Pearson r of cosine against id gap over every pair (core.hidden.id_gap, the Geometry
     page's number) for the table as it is, or with stats for the standardised table, read block
     by block (never built). norms (V,): the rows' lengths in that same table (standardised_norms)."""
     if stats is None:

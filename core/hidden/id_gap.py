@@ -102,7 +102,7 @@ def id_gap_correlation(weight: np.ndarray, ids=None, norms: np.ndarray | None = 
 
     weight (V, d); ids (V,) token ids, default row indices; `norms` (V,) the cached row norms,
     if at hand. No sampling. transform: a function of float32 row blocks (b, d) -> (b, d), the
-    table as the cosines should see it (core.anisotropy's z-scores), applied block by block so the
+    table as the cosines should see it (core.hidden.anisotropy's z-scores), applied block by block so the
     transformed table is never built; `norms` must then be the transformed rows' lengths.
     """
     weight = np.asarray(weight)

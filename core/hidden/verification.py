@@ -28,7 +28,7 @@ import numpy as np
 
 from core.models.ablation import BLOCKS, _one_thread, as_float32
 from core.models.lens import FINAL_NORMS
-from core.models.pretrained import PretrainedModel, find_submodule
+from core.models.loading.pretrained import PretrainedModel, find_submodule
 
 VERIFIED_BELOW = 0.01          # the paper's threshold on the largest probability
 GENERATED_TOKENS = 3           # magikarp's n_tokens: greedy continuation length

@@ -7,7 +7,7 @@ which finds dense islands of any shape and leaves sparse points as noise (-1), a
 (Lloyd 1982, k-means++ start), which cuts every point into one of k convex cells. Both use O(n)
 memory on low-dimensional points (HDBSCAN's tree-based core distances; never n × n).
 
-Each cluster is then labelled from its tokens' properties (core.token_props): the properties
+Each cluster is then labelled from its tokens' properties (core.tokens.props): the properties
 most of its tokens share, those far more common in it than in the whole map first, and its most
 central tokens (nearest the cluster's mean in the map).
 """
@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from core import order
-from core.token_props import PROPERTIES
+from core.tokens.props import PROPERTIES
 
 CLUSTER_METHODS = ("off", "HDBSCAN", "k-means")
 MIN_CLUSTER_SIZE_RANGE = (2, 5_000)     # also the range of HDBSCAN's min_samples
@@ -117,7 +117,7 @@ def name_cluster(shares: np.ndarray, overall: np.ndarray) -> tuple[str, ...]:
 def describe_clusters(coords: np.ndarray, labels: np.ndarray, properties: np.ndarray,
                       central: int = CENTRAL_TOKENS) -> list[Cluster]:
     """coords (n, m), labels (n,) from find_clusters, properties (n, P) bool from
-    core.token_props.property_matrix -> one Cluster per cluster number, largest first."""
+    core.tokens.props.property_matrix -> one Cluster per cluster number, largest first."""
     coords = np.asarray(coords, dtype=np.float64)
     properties = np.asarray(properties, dtype=bool)
     overall = properties.mean(axis=0) if len(properties) else np.zeros(len(PROPERTIES))

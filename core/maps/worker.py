@@ -18,9 +18,9 @@ from typing import Callable
 import numpy as np
 
 from core.limits import MAP_TIME_LIMIT_S
-from core.maps import MapResult, MapSettings
+from core.maps.layouts import MapResult, MapSettings
 
-ROOT = Path(__file__).resolve().parents[1]     # the child runs from here, so `core` is importable
+ROOT = Path(__file__).resolve().parents[2]     # the child runs from here, so `core` is importable
 IDLE_SECONDS = 120.0        # a child with no work for this long exits (the next map starts another)
 Report = Callable[[float, str], None]
 
@@ -34,11 +34,11 @@ def _task(name: str, arguments: tuple, report: Report):
     """One job of the child: "map" (points, settings, pca_coords) -> MapResult, or "clusters"
     (coords, cluster settings) -> (n,) labels."""
     if name == "map":
-        from core.maps import map_with_trust
+        from core.maps.layouts import map_with_trust
 
         points, settings, pca_coords = arguments
         return map_with_trust(points, settings, report, pca_coords)
-    from core.clusters import find_clusters
+    from core.maps.clusters import find_clusters
 
     coords, settings = arguments
     report(0.1, f"finding clusters ({settings.method}) among {len(coords):,} points")
@@ -98,7 +98,7 @@ class MapWorker:
 
     def clusters(self, coords: np.ndarray, settings, report: Report = lambda done, what: None,
                  ready: Callable[[], np.ndarray | None] = lambda: None) -> np.ndarray:
-        """coords (n, m) of a map -> (n,) cluster labels (core.clusters.find_clusters), made in the
+        """coords (n, m) of a map -> (n,) cluster labels (core.maps.clusters.find_clusters), made in the
         child (scikit-learn stays out of the server). Errors and waiting as `make`."""
         return self._do("clusters", (np.asarray(coords, dtype=np.float64), settings), report, ready)
 
@@ -166,7 +166,7 @@ class MapWorker:
                 raise RuntimeError(payload)
 
     def _start(self) -> None:
-        """`python -m core.map_worker`, talking over one end of a socket pair. Not multiprocessing's
+        """`python -m core.maps.worker`, talking over one end of a socket pair. Not multiprocessing's
         spawn: it re-runs the parent's __main__ in the child, and in a Streamlit server __main__ is
         the page script being run (the child would run the app, or fail on it)."""
         if self._process is not None and self._process.poll() is None:
@@ -174,7 +174,7 @@ class MapWorker:
         self.stop()
         self._connection, child_end = multiprocessing.Pipe()
         self._process = subprocess.Popen(
-            [sys.executable, "-m", "core.map_worker", str(child_end.fileno()), str(self._idle_seconds)],
+            [sys.executable, "-m", "core.maps.worker", str(child_end.fileno()), str(self._idle_seconds)],
             cwd=ROOT, pass_fds=(child_end.fileno(),), stdin=subprocess.DEVNULL)
         child_end.close()
         # A child that exits on its own (idle) is reaped at once, not left defunct until the next map.
@@ -189,7 +189,7 @@ class MapWorker:
         self._process = self._connection = None
 
 
-if __name__ == "__main__":      # the child: python -m core.map_worker <socket fd> <idle seconds>
+if __name__ == "__main__":      # the child: python -m core.maps.worker <socket fd> <idle seconds>
     from multiprocessing.connection import Connection
 
     _serve(Connection(int(sys.argv[1])), float(sys.argv[2]))

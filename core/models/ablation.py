@@ -15,8 +15,8 @@ from typing import Callable, Iterator
 
 import numpy as np
 
-from core.models.pretrained import PretrainedModel, find_submodule
-from core.models.runs import ModelRun
+from core.models.loading.pretrained import PretrainedModel, find_submodule
+from core.models.loading.runs import ModelRun
 
 BLOCKS = ("model.layers", "encoder.layer", "transformer.h", "layers", "bert.encoder.layer")
 OUTPUT_PROJECTIONS = ("self_attn.o_proj", "attention.output.dense", "attn.c_proj")

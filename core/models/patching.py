@@ -24,7 +24,7 @@ import numpy as np
 from core import order
 from core.models.layerwise import (LayerInputs, check_layerwise, final_norm_module, float32_layer, layer_inputs,
                                    log_normaliser, output_vectors, run_layer)
-from core.models.pretrained import PretrainedModel, find_submodule
+from core.models.loading.pretrained import PretrainedModel, find_submodule
 
 MAX_PATCH_TOKENS = 24     # L·T rows of T tokens each: 24 tokens on SmolLM2 hold ~40 MB of streams
 ROWS_PER_CALL = 48        # rows a layer runs at once: bounds the MLP's (rows, T, 4d) temporaries

@@ -4,7 +4,7 @@ bounded by the bytes they hold, least recently used leaving first.
 A count limit ("16 entries") says nothing about memory: sixteen PCAs of a 400,000-row upload
 hold gigabytes. Each result is weighed when it arrives. Results of a session's own tables
 (uploads, edited tables) remember which sessions asked for them, and the server drops such
-results when every session that asked for them has ended (ui.session_memory).
+results when every session that asked for them has ended (ui.server.session_memory).
 """
 from __future__ import annotations
 

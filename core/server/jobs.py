@@ -16,7 +16,7 @@ out of memory) nor let whoever asks most often go first. So:
 - every waiter can read its place in line and the running job's progress.
 
 The work runs in a thread of its own, so a waiter that is interrupted (a Streamlit rerun) loses
-nothing: its next run finds the same job by key. Pure Python; the Streamlit side is ui/jobs.py.
+nothing: its next run finds the same job by key. Pure Python; the Streamlit side is ui/server/jobs.py.
 """
 from __future__ import annotations
 

@@ -4,7 +4,7 @@ Streamlit's `st.cache_resource` is a cache: anything a client or the operator cl
 made again on the next call, and an object that started a thread or a child process (the warm-up,
 the heavy-job line, the map process, the session sweeper), or that is held elsewhere (models in
 frozen memory, a job's waiters), lives on beside its replacement. Streamlit 1.67 clears that
-cache for every user when any client sends `BackMsg(clear_cache=True)` (ui/server_guard.py
+cache for every user when any client sends `BackMsg(clear_cache=True)` (ui/server/guard.py
 refuses it by default), so the server's own objects are kept here instead, out of its reach:
 made by the first caller, the same object for every later one, until the process ends.
 

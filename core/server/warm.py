@@ -4,7 +4,7 @@ starts, so a class that arrives together does not pay it together.
 A plan is a list of tables, each a list of named steps (load the model, its PCA, its norms, ...).
 The runner does them in order, one table after another (two loads at once would only share two
 cores and double the peak memory), records what is done, what runs and what failed, and never
-lets one failed step stop the others. Pure Python; ui/warm.py builds the plan from the app's
+lets one failed step stop the others. Pure Python; ui/server/warm.py builds the plan from the app's
 cached functions and tells visitors what is still loading.
 """
 from __future__ import annotations

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from core.text import token_core
-from core.token_props import read_token
+from core.tokens.props import read_token
 
 TOKEN_KINDS = ("special", "word start (Ġ/▁)", "continuation (##)", "digits", "punctuation", "word",
                "byte piece", "replacement character")
@@ -16,7 +16,7 @@ _BYTE_FALLBACK = re.compile(r"^<0x[0-9A-Fa-f]{2}>$")
 def token_kind(token: str, byte_level: bool = False) -> str:
     """One of TOKEN_KINDS for a token string of any tokenizer (WordPiece, BPE, SentencePiece).
 
-    byte_level: the vocabulary writes bytes as characters (core.token_props.is_byte_level); its
+    byte_level: the vocabulary writes bytes as characters (core.tokens.props.is_byte_level); its
     tokens are read back into their bytes first, so 'Ã' (half of 'é') is a byte piece and 'ï¿½'
     (U+FFFD's bytes) the replacement character, not a word or punctuation."""
     if _BYTE_FALLBACK.match(token):           # SentencePiece's byte fallback '<0xE3>'

@@ -1,7 +1,7 @@
 """What a token string is made of: its script, a leading space, digits, punctuation, case, the
 piece mark of its tokenizer (`##`, `Ġ`, `▁`), and whether it is a raw byte or a piece of a
 character cut in the middle of its UTF-8 bytes. Pure Python: the cluster labels of the Maps page
-are built from these properties (core.clusters).
+are built from these properties (core.maps.clusters).
 
 Byte-level BPE (GPT-2, Llama 3, SmolLM2) writes every byte as a printable character (GPT-2's
 `bytes_to_unicode`: 'Ġ' is the space byte 0x20, 'Ċ' the line break 0x0A); such a token is read

@@ -7,11 +7,12 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from core import anisotropy as an
+from core.hidden import anisotropy as an
 from core.figures.hidden import dimension_bars
 from core.geometry import nearest
 from core.tables import EmbeddingTable
-from ui import asking, cached, chosen, render, state
+from ui import cached, chosen, render, state
+from ui.lessons import asking
 
 TOP_DIMENSIONS = 10
 NEIGHBOURS = 10

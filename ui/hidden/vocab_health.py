@@ -8,14 +8,15 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from core import vocab_health as vh
+from core.hidden import vocab_health as vh
 from core.figures.geometry import hover_texts
 from core.figures.hidden import candidate_map, indicator_histogram, verification_bars
 from core.geometry import plot_sample, possible_components
 from core.limits import MAX_PLOT_POINTS
-from core.pieces import TOKEN_KINDS
+from core.tokens.pieces import TOKEN_KINDS
 from core.tables import EmbeddingTable
-from ui import cached, jobs, render, state, tables
+from ui import cached, render, state, tables
+from ui.server import jobs
 
 MAX_LISTED = 200            # candidates listed in the page's table (the CSV has all of them)
 MAX_PRESENTED = 30          # in presentation mode: a plain table the projector's type size can reach
@@ -56,9 +57,9 @@ def scores(table: EmbeddingTable, matrix: "ScoredMatrix", kind: str, references:
 
 @st.cache_resource(show_spinner=False)
 def verifications():
-    """(model, rows) -> core.models.verification.Verification, filled by the page (its progress bar
+    """(model, rows) -> core.hidden.verification.Verification, filled by the page (its progress bar
     is drawn outside any cached function) and shared read-only by every session."""
-    from core.models.store import SharedResults
+    from core.models.loading.store import SharedResults
 
     return SharedResults(limit=16)
 
@@ -66,7 +67,7 @@ def verifications():
 def _verified(model, rows: np.ndarray, report):
     """The verification of rows (in the server's line of heavy jobs: draws nothing), the model's
     prompts built once and kept with the verifications."""
-    from core.models.verification import build_prompt_ids, verify
+    from core.hidden.verification import build_prompt_ids, verify
 
     key = ("prompts", model.name)
     prompts = verifications().get(key)
@@ -220,7 +221,7 @@ def stored_verification(model, candidate_rows: np.ndarray):
 def show_verification(model, candidate_rows: np.ndarray):
     """The verification section; returns the Verification shown (or None)."""
     from core.models.costs import verification_seconds
-    from core.models.verification import PROMPTS, VERIFIED_BELOW, verification_unavailable
+    from core.hidden.verification import PROMPTS, VERIFIED_BELOW, verification_unavailable
 
     st.subheader("Verification in the model")
     reason = None if model is None else verification_unavailable(model)

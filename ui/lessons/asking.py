@@ -13,8 +13,8 @@ import streamlit as st
 
 from core.lessons.tours import TOURS
 
-# The open tour step and the learner's answers, as ui.tours and ui.questions keep them in the session
-# (read here by name: pages import this module, and ui.questions imports the pages' view modules).
+# The open tour step and the learner's answers, as ui.lessons.tours and ui.lessons.questions keep them in the session
+# (read here by name: pages import this module, and ui.lessons.questions imports the pages' view modules).
 TOUR, TOUR_STEP, ANSWERS = "keep_tour", "keep_tour_step", "tour_answers"
 
 HELD_BACK = "Held back until you answer the tour's question above: {prompt}"

@@ -9,7 +9,7 @@ import json
 
 import streamlit as st
 
-# The key -> the tour button's widget key (ui.tours); one handler per page, replaced when the
+# The key -> the tour button's widget key (ui.lessons.tours); one handler per page, replaced when the
 # component is drawn again (an old iframe's handler would otherwise click twice).
 KEYS = {"ArrowLeft": "tour_back", "ArrowRight": "tour_next", "Escape": "tour_end", "p": "tour_present",
         "P": "tour_present"}

@@ -7,7 +7,11 @@ import numpy as np
 import streamlit as st
 
 from core.tables import EmbeddingTable
-from ui import anisotropy, cached, hidden, jobs, tables, why
+from ui import cached, tables
+from ui.hidden import anisotropy
+from ui.hidden import vocab_health as hidden
+from ui.server import jobs
+from ui.why import page as why
 
 
 class AppViews:
@@ -44,7 +48,7 @@ class AppViews:
 
     def under_trained(self, name: str) -> tuple[np.ndarray, str]:
         """The page's default indicator over the base table (the model's, never a session's edit)."""
-        from core.vocab_health import INDICATORS
+        from core.hidden.vocab_health import INDICATORS
 
         table = self.table(name)
         model_name = cached.model_name_of(name)

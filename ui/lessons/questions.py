@@ -11,7 +11,7 @@ from core.lessons.questions import Question, Reveal, is_right
 from core.tables import EmbeddingTable
 from core.text import markdown_literal as md
 from ui import tables
-from ui.question_views import AppViews
+from ui.lessons.question_views import AppViews
 
 LOG = logging.getLogger("embedding_lens.questions")
 ANSWERS = "tour_answers"        # (tour, question key) -> the learner's answer, this session only

@@ -10,7 +10,9 @@ from core.figures.notes import figure_json, plotly_script
 from core.lessons.notes import notes_file_name, notes_markdown
 from core.lessons.notes_page import StepFigure, notes_html
 from core.lessons.tours import TOURS, TourStep
-from ui import keyboard, questions, state, tables
+from ui import state, tables
+from ui.lessons import keyboard
+from ui.lessons import questions
 from ui.keys import TOUR_APPLIED
 
 APPLIED = TOUR_APPLIED           # the (tour, step) whose view was last put in place

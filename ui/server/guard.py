@@ -7,7 +7,7 @@ calls `_handle_clear_cache_request`, which empties st.cache_data and st.cache_re
 every visitor pay the first views again and, while the server's own objects lived in
 st.cache_resource, rebuilt them beside the old ones (~110 MB a message, never given back).
 
-The server's own objects now live out of that cache's reach (core/server_objects.py); this guard
+The server's own objects now live out of that cache's reach (core/server/objects.py); this guard
 also keeps the caches themselves. It replaces that one handler method of AppSession (the
 narrowest place: every other back-message is untouched), once per process, before any visitor:
 serve.py installs it when the server starts, app.py's first page run does with `streamlit run
@@ -54,7 +54,7 @@ class RefusalLog:
 
 
 def refusals() -> RefusalLog:
-    from core.server_objects import shared
+    from core.server.objects import shared
 
     return shared("clear-cache refusals", RefusalLog)
 
@@ -67,7 +67,7 @@ def installed() -> bool:
 
 def install() -> None:
     """Put the guard in AppSession's clear-cache handler (once per process; later calls: nothing)."""
-    from core.server_objects import shared
+    from core.server.objects import shared
 
     if not installed():
         shared("clear-cache guard", _patch)     # two first runs at once patch once

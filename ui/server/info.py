@@ -6,7 +6,7 @@ from __future__ import annotations
 import streamlit as st
 
 from core.limits import megabytes
-from core.models.smollm2_cache import smollm2_source
+from core.models.loading.smollm2_cache import smollm2_source
 from core.settings import operator_settings
 from core.text import markdown_literal as md
 

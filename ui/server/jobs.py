@@ -1,4 +1,4 @@
-"""Heavy work on a page: the server-wide line of core/jobs.py, shown where it was asked for.
+"""Heavy work on a page: the server-wide line of core/server/jobs.py, shown where it was asked for.
 
 A page calls `run_heavy(key, work, label)`; while the job waits, the page says "You are number N
 in the queue"; while it runs, its progress. The work runs in the line's own thread (never draws:
@@ -15,9 +15,9 @@ from typing import Any, Callable, Hashable
 
 import streamlit as st
 
-from core.jobs import QUEUED, RUNNING, BusyError, JobQueue, JobStopped, Report
+from core.server.jobs import QUEUED, RUNNING, BusyError, JobQueue, JobStopped, Report
 from core.limits import MIB
-from core.server_objects import shared
+from core.server.objects import shared
 from core.settings import class_settings
 
 POLL_SECONDS = 0.25        # how often a waiting page looks at its job
@@ -39,12 +39,12 @@ def _session_alive(session: str) -> bool:
 
 def heavy_queue() -> JobQueue:
     """The server's one line of heavy jobs (limit and memory from the operator's settings), made
-    once per server: a rebuilt line would forget every place in it (core/server_objects.py)."""
+    once per server: a rebuilt line would forget every place in it (core/server/objects.py)."""
     return shared("heavy-job line", _new_heavy_queue)
 
 
 def _new_heavy_queue() -> JobQueue:
-    from core.models.pretrained import BUILTIN_MODELS, BUILTIN_TABLES
+    from core.models.loading.pretrained import BUILTIN_MODELS, BUILTIN_TABLES
 
     settings, _ = class_settings(tuple(BUILTIN_MODELS) + tuple(BUILTIN_TABLES))
     return JobQueue(limit=settings.heavy_jobs, memory_limit_bytes=settings.heavy_memory_bytes,
@@ -106,7 +106,7 @@ def run_heavy(key: Hashable, work: Callable[[Report], Any], label: str, memory_b
 
 def offer(key: Hashable, work: Callable[[Report], Any], label: str, button: str, seconds: float, results,
           button_key: str, memory_bytes: int = 0) -> Any:
-    """work(report)'s result for `key` if it was made already (results: a core.models.store.SharedResults
+    """work(report)'s result for `key` if it was made already (results: a core.models.loading.store.SharedResults
     shared by every session) or this session asked for it and it is still in the line (a rerun
     while it waits keeps waiting); else a button "{button} (about N s)" and None until it is clicked.
     On the click the work goes into the server-wide line (run_heavy: place shown, shared with

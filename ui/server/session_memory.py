@@ -8,7 +8,7 @@ websocket_session_manager.py). One thread per server therefore, every SESSION_SW
 expires stored sessions on the server's event loop and shuts each down (its uploads leave the
 file manager, its session state and fragments are dropped; so are those of sessions Streamlit
 reaped itself since the last sweep, see EndedSessions), drops derived arrays of private tables that no
-live session asked for (core.derived), collects garbage and gives freed heap back to the OS.
+live session asked for (core.server.derived), collects garbage and gives freed heap back to the OS.
 """
 from __future__ import annotations
 
@@ -157,7 +157,7 @@ def _sweep_forever(stop: threading.Event, seconds: float) -> None:
 def session_sweeper(seconds: float = SESSION_SWEEP_SECONDS) -> threading.Event:
     """Start the server's sweeper once (a second thread would sweep beside it); the returned
     event stops it."""
-    from core.server_objects import shared
+    from core.server.objects import shared
 
     def start() -> threading.Event:
         stop = threading.Event()

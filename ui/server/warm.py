@@ -1,5 +1,5 @@
 """Warm start in the app: the tables the operator names in EMBEDDING_LENS_WARM are prepared in a
-background thread (core/warm.py) that the server's first page run starts, and every visitor
+background thread (core/server/warm.py) that the server's first page run starts, and every visitor
 who arrives meanwhile is told what is still loading.
 
 The steps are the app's own cached functions (ui/cached.py), so what the thread computes is
@@ -12,11 +12,11 @@ import logging
 
 import streamlit as st
 
-from core.heap import HeapFreezer
+from core.server.heap import HeapFreezer
 from core.limits import MAX_SHOWN_MODEL_TOKENS
-from core.server_objects import shared
+from core.server.objects import shared
 from core.settings import class_settings
-from core.warm import WarmTable, WarmUp
+from core.server.warm import WarmTable, WarmUp
 from ui import cached, tables
 
 LOG = logging.getLogger("embedding_lens.warm")
@@ -34,7 +34,7 @@ def _table_steps(table) -> tuple:
 def _model_steps(name: str) -> tuple:
     def prepare():
         if name == "smollm2":                       # its one-time conversion (progress goes to the log)
-            from core.models.smollm2_cache import ensure_smollm2_cache
+            from core.models.loading.smollm2_cache import ensure_smollm2_cache
             ensure_smollm2_cache(lambda what: LOG.info("warm-up: SmolLM2 %s", what))
         return cached.loaded_model(name)
 
@@ -51,7 +51,7 @@ def _model_steps(name: str) -> tuple:
 
 
 def plan(names: tuple[str, ...]) -> tuple[WarmTable, ...]:
-    from core.models.pretrained import BUILTIN_MODELS, BUILTIN_TABLES
+    from core.models.loading.pretrained import BUILTIN_MODELS, BUILTIN_TABLES
 
     chosen = []
     for name in names:
@@ -66,12 +66,12 @@ def plan(names: tuple[str, ...]) -> tuple[WarmTable, ...]:
 
 def warm_up() -> WarmUp:
     """Started once per server, by its first page run (or serve.py's start); never again, whatever
-    a client clears (core/server_objects.py)."""
+    a client clears (core/server/objects.py)."""
     return shared("warm-up", _start_warm_up)
 
 
 def _start_warm_up() -> WarmUp:
-    from core.models.pretrained import BUILTIN_MODELS, BUILTIN_TABLES
+    from core.models.loading.pretrained import BUILTIN_MODELS, BUILTIN_TABLES
 
     settings, unknown = class_settings(tuple(BUILTIN_MODELS) + tuple(BUILTIN_TABLES))
     if unknown:
@@ -82,7 +82,7 @@ def _start_warm_up() -> WarmUp:
 
 
 def heap_freezer() -> HeapFreezer:
-    """The server's one freezer of long-lived objects (core/heap.py)."""
+    """The server's one freezer of long-lived objects (core/server/heap.py)."""
     return shared("heap freezer", HeapFreezer)
 
 

@@ -6,7 +6,8 @@ import streamlit as st
 
 from core.figures.why import contribution_bars, layer_grid
 from core.text import markdown_literal as md
-from ui import cached, render, state, tables, why
+from ui import cached, render, state, tables
+from ui.why import page as why
 
 DEFAULT_TEXT = "The Eiffel Tower is located in the city of"
 SHOWN_PARTS = 20          # bars of the largest parts (every part is in the CSV)

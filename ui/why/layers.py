@@ -7,7 +7,9 @@ import streamlit as st
 
 from core.figures.why import loss_rise_bars, probability_pairs
 from core.text import markdown_literal as md
-from ui import jobs, render, state, tables, why
+from ui import render, state, tables
+from ui.server import jobs
+from ui.why import page as why
 
 DEFAULT_TEXT = "The Eiffel Tower is located in the city of Paris, the capital of France."
 

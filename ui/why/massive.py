@@ -7,7 +7,9 @@ import pandas as pd
 import streamlit as st
 
 from core.figures.why import massive_grid
-from ui import cached, jobs, render, state, tables, why
+from ui import cached, render, state, tables
+from ui.server import jobs
+from ui.why import page as why
 
 DEFAULT_TEXT = "The Eiffel Tower is located in the city of Paris, the capital of France."
 LEVEL_NAMES = {"100": "≥ 100× the median", "1000": "≥ 1,000× the median (the paper's massive)"}

@@ -6,7 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from core.limits import MAX_TEXT_CHARS
-from core.models.pretrained import BUILTIN_MODELS
+from core.models.loading.pretrained import BUILTIN_MODELS
 from core.text import markdown_literal as md
 from core.text import piece_marks_note
 from ui import cached, render, state, tables, widgets
@@ -80,6 +80,6 @@ def shared_results():
     """(kind, table name, token ids...) -> a result that took long and showed progress (patching,
     layer skipping), filled by the page (progress is drawn outside any cached function) and shared
     read-only by every session."""
-    from core.models.store import SharedResults
+    from core.models.loading.store import SharedResults
 
     return SharedResults(limit=32)

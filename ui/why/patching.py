@@ -6,7 +6,9 @@ import streamlit as st
 
 from core.figures.why import layer_grid
 from core.text import markdown_literal as md
-from ui import cached, jobs, render, state, tables, why
+from ui import cached, render, state, tables
+from ui.server import jobs
+from ui.why import page as why
 
 CLEAN_TEXT = "The Eiffel Tower is located in the city of"
 CORRUPT_TEXT = "The Colosseum is located in the city of"
@@ -64,7 +66,7 @@ def _answers(model, clean, corrupt) -> tuple[int, int] | None:
     """(clean answer, corrupted answer): chosen by the learner among each run's top guesses (or any
     token from the URL), by default each text's top next token, from its one cached run (shared with
     the other pages). A new pair of texts starts again from the top guesses."""
-    from ui.why_attribution import TOP_CHOICES, parse_token_choice
+    from ui.why.attribution import TOP_CHOICES, parse_token_choice
 
     runs = [why.computed(lambda ids=ids: cached.model_run(tables.current_table_name(), ids)) for ids in (clean, corrupt)]
     if None in runs:

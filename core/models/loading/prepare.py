@@ -1,11 +1,11 @@
 """Everything converted once into the model cache, so that neither the first visitor nor the
-first test waits for it: `python -m core.models.prepare` (scripts/setup.sh runs it)."""
+first test waits for it: `python -m core.models.loading.prepare` (scripts/setup.sh runs it)."""
 from __future__ import annotations
 
 from typing import Callable
 
-from core.models.pretrained import load_table
-from core.models.smollm2_cache import cache_root, ensure_smollm2_cache
+from core.models.loading.pretrained import load_table
+from core.models.loading.smollm2_cache import cache_root, ensure_smollm2_cache
 
 
 def prepare_all(report: Callable[[str], None] = print) -> None:

