@@ -2,15 +2,12 @@
 vocabulary a typed word stands for ('queen' -> 'Queen', 'cat' -> 'Ġcat' inside a sentence)."""
 from __future__ import annotations
 
-import re
-
 from core.text import token_core
 from core.tokens.props import read_token
+from core.tokens.special import is_byte_fallback, is_special
 
 TOKEN_KINDS = ("special", "word start (Ġ/▁)", "continuation (##)", "digits", "punctuation", "word",
                "byte piece", "replacement character")
-_SPECIAL = re.compile(r"^(\[[A-Za-z_]+\]|<\|?[^<>\s]*\|?>|<unused\d+>)$")
-_BYTE_FALLBACK = re.compile(r"^<0x[0-9A-Fa-f]{2}>$")
 
 
 def token_kind(token: str, byte_level: bool = False) -> str:
@@ -19,9 +16,9 @@ def token_kind(token: str, byte_level: bool = False) -> str:
     byte_level: the vocabulary writes bytes as characters (core.tokens.props.is_byte_level); its
     tokens are read back into their bytes first, so 'Ã' (half of 'é') is a byte piece and 'ï¿½'
     (U+FFFD's bytes) the replacement character, not a word or punctuation."""
-    if _BYTE_FALLBACK.match(token):           # SentencePiece's byte fallback '<0xE3>'
+    if is_byte_fallback(token):               # SentencePiece's byte fallback '<0xE3>'
         return "byte piece"
-    if _SPECIAL.match(token):
+    if is_special(token):                     # the one rule (core.tokens.special)
         return "special"
     reading = read_token(token, byte_level)
     if reading.partial or reading.byte:

@@ -15,14 +15,13 @@ vocabularies): numbers that are not plain digits ('²', '½', '₂', '£10') are
 """
 from __future__ import annotations
 
-import re
 import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 
+from core.tokens.special import BYTE_FALLBACK, is_special
+
 BYTE_LEVEL_SHARE = 0.05       # a vocabulary with this share of 'Ġ…' tokens is byte-level BPE
-_BYTE_FALLBACK = re.compile(r"^<0x([0-9A-Fa-f]{2})>$")
-_SPECIAL = re.compile(r"^(\[[A-Za-z_]+\]|<\|?[^<>\s]*\|?>|<unused\d+>|\[unused\d+\])$")
 
 # Every property a label may name, in the order a label lists them. Exactly these keys come out
 # of token_properties (one bool each), so a cluster's shares are columns of one table.
@@ -71,7 +70,7 @@ class Reading:
 
 def read_token(token: str, byte_level: bool) -> Reading:
     """token -> Reading. In a byte-level vocabulary the characters are bytes (see the module)."""
-    fallback = _BYTE_FALLBACK.match(token)
+    fallback = BYTE_FALLBACK.match(token)
     if fallback:
         value = int(fallback.group(1), 16)
         return Reading(chr(value) if value < 128 else "", "", True, value >= 128)
@@ -107,7 +106,7 @@ def script_of(char: str) -> str | None:
 def token_properties(token: str, byte_level: bool = False) -> dict[str, bool]:
     """token -> {property: bool} for every name in PROPERTIES."""
     found = dict.fromkeys(PROPERTIES, False)
-    if _SPECIAL.match(token) and not _BYTE_FALLBACK.match(token):
+    if is_special(token):                     # the one rule (core.tokens.special)
         found["special"] = True
         return found
     reading = read_token(token, byte_level)
