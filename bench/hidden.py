@@ -159,6 +159,6 @@ def hidden_rows(repeats: int = 3) -> list[dict]:
 
 
 if __name__ == "__main__":
-    from run import markdown
+    from markdown_table import markdown
 
     print(markdown(hidden_rows()))

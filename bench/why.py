@@ -110,6 +110,6 @@ def patching_rows() -> list[dict]:
 
 
 if __name__ == "__main__":
-    from run import markdown
+    from markdown_table import markdown
 
     print(markdown(patching_rows()))
