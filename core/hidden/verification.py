@@ -26,7 +26,8 @@ from typing import Callable
 
 import numpy as np
 
-from core.models.ablation import BLOCKS, _one_thread, as_float32
+from core.models.ablation import BLOCKS, as_float32
+from core.models.plumbing import CACHE_NAMES, one_thread
 from core.models.lens import FINAL_NORMS
 from core.models.loading.pretrained import PretrainedModel, find_submodule
 
@@ -141,7 +142,7 @@ class _Captured(Exception):
         self.args, self.kwargs = args, kwargs
 
 
-CACHE_KEYS = ("cache", "past_key_values", "past_key_value", "layer_past")
+CACHE_KEYS = CACHE_NAMES
 
 
 def _cache_argument(model: PretrainedModel) -> str:
@@ -258,7 +259,7 @@ def verify(model: PretrainedModel, rows, prompt_ids: PromptIds | None = None,
     it bounds the memory: the float32 KV cache holds ~46 kB per token (30 layers), ~105 MB for 5
     candidates, and eager attention's temporaries ~60 MB more (measured: +94 MB live for 2, +240
     MB for 8 candidates; all 50 at once would need ~1 GB more). One torch
-    thread (see ablation._one_thread): on a busy 2-core machine two threads took ~11× the CPU
+    thread (see core.models.plumbing.one_thread): on a busy 2-core machine two threads took ~11× the CPU
     time of one for the same numbers."""
     reason = verification_unavailable(model)
     if reason:
@@ -268,7 +269,7 @@ def verify(model: PretrainedModel, rows, prompt_ids: PromptIds | None = None,
     if bad:
         raise ValueError(f"token id {bad[0]} is outside 0..{model.table.vocab_size - 1}")
     prompt_ids = prompt_ids or build_prompt_ids(model)
-    with _one_thread():
+    with one_thread():
         return _verify(model, rows, prompt_ids, progress, batch)
 
 

@@ -12,7 +12,7 @@ from core.hidden import vocab_health as vh
 from core.figures.geometry import hover_texts
 from core.figures.hidden import candidate_map, indicator_histogram, verification_bars
 from core.geometry import plot_sample, possible_components
-from core.limits import MAX_PLOT_POINTS
+from core.limits import MAX_PLOT_POINTS, MAX_VERIFIED
 from core.tokens.pieces import TOKEN_KINDS
 from core.tables import EmbeddingTable
 from ui import cached, render, state, tables
@@ -20,7 +20,6 @@ from ui.server import jobs
 
 MAX_LISTED = 200            # candidates listed in the page's table (the CSV has all of them)
 MAX_PRESENTED = 30          # in presentation mode: a plain table the projector's type size can reach
-MAX_VERIFIED = 50           # candidates verified at once (~1 s each on 2 free cores)
 DEFAULT_VERIFIED = 10
 
 

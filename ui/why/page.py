@@ -5,14 +5,13 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from core.limits import MAX_TEXT_CHARS
+from core.limits import MAX_TEXT_CHARS, MAX_WHY_TOKENS
 from core.models.loading.pretrained import BUILTIN_MODELS
 from core.text import markdown_literal as md
 from core.text import piece_marks_note
 from ui import cached, render, state, tables, widgets
 from ui.inside_model import computed  # noqa: F401  (the pages call why.computed: one rule for both pages)
 
-MAX_WHY_TOKENS = 48          # a text's tokens explained here (the patching grid has L × T cells)
 
 
 def causal_model_or_stop():

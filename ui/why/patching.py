@@ -16,7 +16,7 @@ COLOURS = {"recovered": "share of the logit difference recovered", "probability"
 
 
 def show_patching(model) -> None:
-    from core.models.patching import MAX_PATCH_TOKENS
+    from core.limits import MAX_PATCH_TOKENS
 
     st.markdown("The corrupted text runs again with the clean run's residual stream copied in at one layer and "
                 "one position; where the clean answer comes back, that vector carried what the model needed. "
