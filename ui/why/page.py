@@ -1,5 +1,5 @@
 """Why this prediction: what the page's sections share (the model, a text read into tokens, the
-cached results, plain-words errors). The sections live in ui/why_*.py."""
+cached results, plain-words errors). The sections live beside it in ui/why/."""
 from __future__ import annotations
 
 import pandas as pd
