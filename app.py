@@ -1,8 +1,10 @@
 """Embedding Lens: the frame. Page config, navigation and sidebar (ui.shell), the chosen page,
 then the URL brought up to date with every value the run used."""
-from ui import server_guard, shell, state, warm
+from ui import shell, state
+from ui.server import guard as server_guard
+from ui.server import warm
 
-server_guard.install()        # once per process: a client's clear_cache message is refused (ui/server_guard.py)
+server_guard.install()        # once per process: a client's clear_cache message is refused (ui/server/guard.py)
 state.start_query_registry()
 page = shell.shell()          # st.set_page_config, st.navigation(shell.pages()), the sidebar
 state.on_page(page.url_path)
@@ -11,4 +13,4 @@ page.run()
 state.show_pending_warnings()
 state.sync_query_params()
 shell.class_link(page)      # the link for a class: every value this run put in the URL
-warm.keep_heap_frozen()     # what the server keeps for good stays out of the collector's way (core/heap.py)
+warm.keep_heap_frozen()     # what the server keeps for good stays out of the collector's way (core/server/heap.py)

@@ -20,7 +20,8 @@ from core.limits import MAX_TEXT_CHARS, MAX_TOY_TOKENS
 from core.lookup import lookup
 from core.text import format_number
 from core.toy_tables import seed001_lab_table
-from ui import cached, render, state, tables, tours, widgets, words
+from ui import cached, render, state, tables, widgets, words
+from ui.lessons import tours
 
 table = tables.active_table()
 model = tables.current_model()

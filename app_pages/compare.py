@@ -7,10 +7,10 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from core.alignment import chance_overlap
-from core.figures.maps import alignment_figure, overlap_histogram
+from core.compare.alignment import chance_overlap
+from core.figures.compare import alignment_figure, overlap_histogram
 from core.limits import MAX_AXIS_WORDS, MAX_COMPARED_TOKENS
-from core.maps import sample_rows
+from core.maps.layouts import sample_rows
 from core.text import shorten
 from ui import cached, render, state, tables
 

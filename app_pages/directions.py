@@ -11,10 +11,11 @@ import streamlit as st
 from core.figures.geometry import hover_texts, pca_scatter
 from core.geometry import plot_sample, top_k
 from core.limits import MAX_ANALOGY_ANSWERS, MAX_AXIS_WORDS, MAX_PLOT_POINTS
-from core.pieces import TOKEN_KINDS, resolve_tokens
-from core.semantic import axes_cosine
+from core.tokens.pieces import TOKEN_KINDS, resolve_tokens
+from core.directions.semantic import axes_cosine
 from core.text import shorten
-from ui import asking, cached, chosen, render, state, tables
+from ui import cached, chosen, render, state, tables
+from ui.lessons import asking
 
 table = tables.active_table()
 st.title("🧭 Axes & analogies")

@@ -21,9 +21,9 @@ from core.geometry import (
     plot_sample,
     possible_components,
 )
-from core.id_gap import chosen_pairs, sample_pairs, spearman
+from core.hidden.id_gap import chosen_pairs, sample_pairs, spearman
 from core.limits import MAX_PLOT_POINTS
-from core.pieces import TOKEN_KINDS
+from core.tokens.pieces import TOKEN_KINDS
 from core.text import codepoints_note
 from ui import cached, chosen, render, state, tables
 

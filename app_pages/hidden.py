@@ -4,9 +4,11 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from core import vocab_health as vh
+from core.hidden import vocab_health as vh
 from core.figures.hidden import indicator_histogram
-from ui import anisotropy, hidden, render, tables, words
+from ui import render, tables, words
+from ui.hidden import anisotropy
+from ui.hidden import vocab_health as hidden
 
 table = tables.active_table()
 st.title("🐟 Hidden in the table")

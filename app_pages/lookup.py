@@ -18,7 +18,8 @@ from core.lessons.lookup_report import (
 from core.limits import MAX_ID_CHARS, MAX_NEW_ROWS, MAX_PLOT_POINTS, MAX_TEXT_CHARS
 from core.lookup import parse_id_list, squared_distance
 from core.text import matrix_latex
-from ui import asking, cached, chosen, render, state, tables
+from ui import cached, chosen, render, state, tables
+from ui.lessons import asking
 
 table = tables.active_table()
 st.title("🔎 Lookup: token ids select rows")

@@ -10,9 +10,9 @@ import pandas as pd
 import streamlit as st
 
 from core.figures.geometry import hover_texts
-from core.clusters import clustering_summary, summary_sentence
+from core.maps.clusters import clustering_summary, summary_sentence
 from core.figures.map_clusters import clustered_map
-from core.map_worker import MapProcessStopped
+from core.maps.worker import MapProcessStopped
 from core.limits import (
     DEFAULT_MAP_SAMPLE,
     MAP_ITERATIONS_RANGE,
@@ -21,7 +21,7 @@ from core.limits import (
     MAX_MAP_POINTS,
     PERPLEXITY_RANGE,
 )
-from core.maps import (
+from core.maps.layouts import (
     MapSettings,
     check_settings,
     default_iterations,
@@ -29,8 +29,9 @@ from core.maps import (
     sample_rows,
     trust_neighbours,
 )
-from core.pieces import TOKEN_KINDS
-from ui import cached, chosen, jobs, map_clusters, render, state, tables
+from core.tokens.pieces import TOKEN_KINDS
+from ui import cached, chosen, map_clusters, render, state, tables
+from ui.server import jobs
 
 table = tables.active_table()
 st.title("🗺️ Maps: PCA, t-SNE and UMAP")

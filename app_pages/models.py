@@ -9,7 +9,7 @@ from core.figures.attention import attention_map, attention_mosaic
 from core.figures.base import line_chart
 from core.limits import MAX_SHOWN_MODEL_TOKENS, MAX_TEXT_CHARS
 from core.models.heads import without_first_key
-from core.models.pretrained import BUILTIN_MODELS
+from core.models.loading.pretrained import BUILTIN_MODELS
 from core.models.probes import is_causal_map
 from core.text import piece_marks_note
 from ui import cached, inside_model, render, state, tables, widgets, words

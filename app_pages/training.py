@@ -20,7 +20,7 @@ from core.limits import (
     TINY_WIDTH_RANGE,
 )
 from core.text import vector_latex
-from core.tiny_model import (
+from core.training.tiny_model import (
     BUILTIN_CORPUS,
     TinyModelConfig,
     fixed_basis_frames,
@@ -32,7 +32,7 @@ from core.toy_tables import (
     LAB_OUTPUT_WEIGHT,
     seed001_lab_table,
 )
-from core.training import (
+from core.training.gradients import (
     OptimizerConfig,
     frozen_readout,
     learning_rate_note,
@@ -40,7 +40,8 @@ from core.training import (
     train_table_steps,
     trajectory_note,
 )
-from ui import asking, render, state, widgets, words
+from ui import render, state, widgets, words
+from ui.lessons import asking
 
 st.title("🏋️ Training: the gradient moves the rows it touched")
 st.caption("Each section trains its own small table, named in it, whatever table the sidebar shows.")

@@ -3,7 +3,12 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui import state, words, why, why_attribution, why_layers, why_massive, why_patching
+from ui import state, words
+from ui.why import page as why
+from ui.why import attribution as why_attribution
+from ui.why import layers as why_layers
+from ui.why import massive as why_massive
+from ui.why import patching as why_patching
 
 METHODS = {
     "attribution": "Direct logit attribution",

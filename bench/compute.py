@@ -18,7 +18,7 @@ def median_ms(function, repeats: int = 5) -> float:
 
 
 def load_tables() -> dict:
-    from core.models.pretrained import load_model, load_table
+    from core.models.loading.pretrained import load_model, load_table
 
     return {"MiniLM 30522×384": load_model("minilm").table,
             "SmolLM2 49152×576": load_model("smollm2").table,
@@ -86,7 +86,7 @@ def brute_force_pearson(weight: np.ndarray, ids: np.ndarray, block: int = 1000) 
 
 
 def id_gap_rows(tables: dict, repeats: int) -> list[dict]:
-    from core.id_gap import id_gap_correlation
+    from core.hidden.id_gap import id_gap_correlation
 
     rows = []
     for name, table in tables.items():
@@ -116,9 +116,9 @@ def id_gap_rows(tables: dict, repeats: int) -> list[dict]:
 
 
 def training_rows(repeats: int) -> list[dict]:
-    from core.tiny_model import BUILTIN_CORPUS, TinyModelConfig, train_tiny_model
+    from core.training.tiny_model import BUILTIN_CORPUS, TinyModelConfig, train_tiny_model
     from core.toy_tables import LAB_OUTPUT_WEIGHT, seed001_lab_table
-    from core.training import softmax_ce_step
+    from core.training.gradients import softmax_ce_step
 
     start = time.perf_counter()
     train_tiny_model(BUILTIN_CORPUS, TinyModelConfig(steps=200))
@@ -154,7 +154,7 @@ def inside_model_rows(repeats: int) -> list[dict]:
     against whole passes, of which 27 are timed and scaled to 270 (all 270 would take minutes)."""
     from core.models.ablation import ablate, head_importance
     from core.models.lens import logit_lens
-    from core.models.pretrained import load_model
+    from core.models.loading.pretrained import load_model
 
     model = load_model("smollm2")
     ids = model.encode("The cat is sleeping on the mat because it is tired today")[:12]
@@ -200,7 +200,7 @@ def tsne_rows(tables: dict) -> list[dict]:
     from sklearn.manifold import TSNE
 
     from core.knn import trustworthiness
-    from core.maps import MapSettings, make_map
+    from core.maps.layouts import MapSettings, make_map
 
     points = _minilm_sample(tables)
     start = time.perf_counter()
@@ -224,7 +224,7 @@ UMAP_COLD = """
 import sys, time, numpy as np
 sys.path.insert(0, {root!r})
 points = np.load({path!r})
-from core.maps import MapSettings, make_map
+from core.maps.layouts import MapSettings, make_map
 start = time.perf_counter()
 make_map(points, MapSettings(method="UMAP", iterations=200))
 first = time.perf_counter() - start
@@ -261,7 +261,7 @@ def umap_rows(tables: dict) -> list[dict]:
 def direction_rows(tables: dict, repeats: int) -> list[dict]:
     """Semantic axes and analogies on GloVe's 400,000 rows against one matvec over the table."""
     from core.geometry import row_norms
-    from core.semantic import analogy, axis, inverse_norms, project_on_axes
+    from core.directions.semantic import analogy, axis, inverse_norms, project_on_axes
 
     table = tables["GloVe 400000×50"]
     inverse, row = inverse_norms(row_norms(table.weight)), table.row_of_token   # cached per table in the app
@@ -284,7 +284,7 @@ def direction_rows(tables: dict, repeats: int) -> list[dict]:
 def procrustes_rows(tables: dict, repeats: int) -> list[dict]:
     """Orthogonal Procrustes on 20,000 shared words (standardised, common width), rotation applied
     and residual measured, against the least any Procrustes does: the cross-covariance AᵀB and its SVD."""
-    from core.alignment import procrustes, shared_words, standardised, word_rows
+    from core.compare.alignment import procrustes, shared_words, standardised, word_rows
 
     rows = []
     minilm = tables["MiniLM 30522×384"]

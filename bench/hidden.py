@@ -41,7 +41,7 @@ def indicator_rows(tables: dict, repeats: int) -> list[dict]:
     the table's first principal component itself), and the reference tokens found."""
     from compute import gram_ms, median_ms
 
-    from core import vocab_health as vh
+    from core.hidden import vocab_health as vh
 
     rows = []
     for name, table in tables.items():
@@ -68,7 +68,7 @@ def anisotropy_rows(tables: dict, repeats: int) -> list[dict]:
     standardised table's r(cosine, id gap) (the Geometry page's r, read through the z-scores)."""
     from compute import gram_ms, median_ms
 
-    from core import anisotropy as an
+    from core.hidden import anisotropy as an
     from core.geometry import row_norms
 
     rows = []
@@ -102,8 +102,8 @@ def layer_rows(repeats: int) -> list[dict]:
     """Per-layer anisotropy of one text's contextual vectors against the forward pass that makes them."""
     from compute import median_ms
 
-    from core import anisotropy as an
-    from core.models.pretrained import load_model
+    from core.hidden import anisotropy as an
+    from core.models.loading.pretrained import load_model
 
     rows = []
     for model_name in ("minilm", "smollm2"):
@@ -124,9 +124,9 @@ def verification_rows() -> list[dict]:
     magikarp's generate, without the two later ones)."""
     import torch
 
-    from core import vocab_health as vh
-    from core.models.pretrained import load_model
-    from core.models.verification import build_prompt_ids, prompts_for, verify
+    from core.hidden import vocab_health as vh
+    from core.models.loading.pretrained import load_model
+    from core.hidden.verification import build_prompt_ids, prompts_for, verify
 
     model = load_model("smollm2")
     table = model.table
@@ -159,6 +159,6 @@ def hidden_rows(repeats: int = 3) -> list[dict]:
 
 
 if __name__ == "__main__":
-    from run import markdown
+    from markdown_table import markdown
 
     print(markdown(hidden_rows()))

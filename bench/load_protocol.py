@@ -10,7 +10,7 @@ own machine. `bench/load.py` drives headless Chromium and measures what only a b
 (figures drawn, the page's own JavaScript), but its browsers take most of the machine's CPU.
 
 Each scenario starts a fresh server (unless --url names one); a teacher opens the app first and
-waits until its warm-up (EMBEDDING_LENS_WARM, ui/warm.py) has finished (--cold: no teacher, the
+waits until its warm-up (EMBEDDING_LENS_WARM, ui/server/warm.py) has finished (--cold: no teacher, the
 class meets the fresh server); then N students arrive at random within --arrive seconds, each doing the
 round of bench/rounds.py with --think seconds (±50 %) between steps, one session each, and keeps
 every session connected until the last student is done. Latency of a step: from sending the
@@ -77,7 +77,7 @@ async def student(url: str, steps: tuple[Step, ...], delay: float, think: float,
 
 async def teacher_opens(url: str, timeout: float = 900.0) -> float:
     """The teacher opens the app before sharing the link: its first run starts the server's
-    warm-up (ui/warm.py); wait until no page says it is still warming up. Returns the seconds."""
+    warm-up (ui/server/warm.py); wait until no page says it is still warming up. Returns the seconds."""
     start = time.perf_counter()
     session = Session(url, timeout=timeout)
     await session.connect()

@@ -1,5 +1,5 @@
 """Larger maps: t-SNE and UMAP of 20,000 and 50,000 rows, as a visitor waits for them (neighbours,
-map and trustworthiness: core.maps.map_with_trust), then the page's HDBSCAN of the map.
+map and trustworthiness: core.maps.layouts.map_with_trust), then the page's HDBSCAN of the map.
 
     .venv/bin/python bench/maps_scale.py            # GloVe 20k, 50k and all 49,152 SmolLM2 rows (UMAP), t-SNE of GloVe
     .venv/bin/python bench/maps_scale.py umap       # UMAP only (add "all" for t-SNE of SmolLM2 too)
@@ -41,7 +41,7 @@ def peak_mb() -> float:
 
 def glove_rows(n: int) -> np.ndarray:
     """A seeded sample of n GloVe rows (the only built-in table with more than 50,000 rows)."""
-    from core.models.pretrained import load_table
+    from core.models.loading.pretrained import load_table
 
     table = load_table("glove-50d")
     rows = np.sort(np.random.default_rng(0).choice(table.vocab_size, n, replace=False))
@@ -50,7 +50,7 @@ def glove_rows(n: int) -> np.ndarray:
 
 def smollm2_rows(n: int) -> np.ndarray:
     """A seeded sample of n SmolLM2 rows (576 dimensions: the exact search's cost, n² d, is 11× GloVe's)."""
-    from core.models.pretrained import load_model
+    from core.models.loading.pretrained import load_model
 
     table = load_model("smollm2").table
     rows = np.sort(np.random.default_rng(0).choice(table.vocab_size, min(n, table.vocab_size), replace=False))
@@ -60,15 +60,15 @@ def smollm2_rows(n: int) -> np.ndarray:
 def warm_up() -> None:
     """Compile umap-learn's and pynndescent's numerical code once (numba), as a server's map process
     has after its first map: the rows time the maps, the one-time compilation is stated apart."""
-    from core.maps import MapSettings, make_map
+    from core.maps.layouts import MapSettings, make_map
 
     rng = np.random.default_rng(1)
     make_map(rng.normal(size=(300, 8)).astype(np.float32), MapSettings(method="UMAP", iterations=50))
 
 
 def one_row(method: str, n: int, source: str = "GloVe") -> dict:
-    from core.clusters import ClusterSettings, find_clusters
-    from core.maps import MapSettings, default_iterations, map_with_trust
+    from core.maps.clusters import ClusterSettings, find_clusters
+    from core.maps.layouts import MapSettings, default_iterations, map_with_trust
 
     points = glove_rows(n) if source == "GloVe" else smollm2_rows(n)
     before, cpu = load(), cpu_seconds()

@@ -26,7 +26,7 @@ from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
 EARLY_FOR_RERUN = ForwardMsg.FINISHED_EARLY_FOR_RERUN
-# The page's own words for a heavy job's place in line (ui/jobs.py): its first sighting starts a
+# The page's own words for a heavy job's place in line (ui/server/jobs.py): its first sighting starts a
 # wait, the first progress that is not a place in line ends it.
 QUEUE_PATTERN = re.compile(r"number \d+ in the queue", re.IGNORECASE)
 ERROR_ALERT = 1          # Alert.Format.ERROR (st.error)

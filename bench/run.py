@@ -16,6 +16,8 @@ import platform
 import sys
 from pathlib import Path
 
+from markdown_table import markdown
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
@@ -31,16 +33,6 @@ def header() -> str:
     return (f"{datetime.date.today()} · {platform.machine()} · {os.cpu_count()} cores · Python "
             f"{platform.python_version()} · numpy {numpy.__version__} · torch {torch.__version__} · "
             f"scikit-learn {sklearn.__version__} · streamlit {streamlit.__version__} · plotly {plotly.__version__}")
-
-
-def markdown(rows: list[dict]) -> str:
-    lines = ["| benchmark | ours | reference (same run) | ratio | target | met |", "|---|---|---|---|---|---|"]
-    for row in rows:
-        ours = "—" if row["ours ms"] is None else f"{row['ours ms']:,.1f} ms"
-        note = f" ({row['note']})" if row.get("note") else ""
-        lines.append(f"| {row['benchmark']}{note} | {ours} | {row['reference']} | {row['ratio']} | "
-                     f"{row['target']} | {'yes' if row['met'] else '**no**'} |")
-    return "\n".join(lines)
 
 
 def measured(rows: list[dict], name: str, function, *args) -> None:

@@ -28,7 +28,7 @@ def separate_passes(model, clean: list[int], corrupt: list[int], cells: list[tup
     import torch
 
     from core.models.ablation import BLOCKS
-    from core.models.pretrained import find_submodule
+    from core.models.loading.pretrained import find_submodule
 
     blocks = find_submodule(model.model, BLOCKS)
     with torch.inference_mode():
@@ -66,7 +66,7 @@ def patching_rows() -> list[dict]:
 
     import core.models.patching as patching
     from core.models.patching import activation_patching
-    from core.models.pretrained import load_model
+    from core.models.loading.pretrained import load_model
 
     model = load_model("smollm2")
     clean, corrupt = model.encode(CLEAN), model.encode(CORRUPT)
@@ -110,6 +110,6 @@ def patching_rows() -> list[dict]:
 
 
 if __name__ == "__main__":
-    from run import markdown
+    from markdown_table import markdown
 
     print(markdown(patching_rows()))

@@ -64,6 +64,9 @@ MAX_IDS = 4096                      # longest id list a page accepts; longer inp
 MAX_NEW_ROWS = 1000                 # rows a user may add at once
 MAX_TOY_TOKENS = 32                 # tokens of a toy table's text that the Attention page's head uses
 MAX_SHOWN_MODEL_TOKENS = 48         # tokens of a text whose maps Model attention draws
+MAX_WHY_TOKENS = 48                 # a text's tokens Why this prediction explains (the patching grid has L × T cells)
+MAX_PATCH_TOKENS = 24               # activation patching: L·T rows of T tokens each; 24 on SmolLM2 hold ~40 MB of streams
+MAX_VERIFIED = 50                   # Hidden in the table: candidates verified at once (~1 s each on 2 free cores)
 
 # ---- training
 MAX_ABS_LEARNING_RATE = 1e6         # larger values are refused; up to this, divergence is shown

@@ -40,7 +40,7 @@ class OperatorSettings:
     # EMBEDDING_LENS_MODEL_MEMORY_MB: bytes of weights the shared model cache may hold
     model_memory_bytes: int = DEFAULT_MODEL_MEMORY_MB * MIB
     # EMBEDDING_LENS_ALLOW_CLEAR_CACHE: obey a client's "clear cache" message (off: any stranger
-    # could empty every visitor's caches, ui/server_guard.py)
+    # could empty every visitor's caches, ui/server/guard.py)
     allow_clear_cache: bool = False
     # why these two bounds are what they are, in words for the sidebar
     # (explanations: two settings with the same bounds are equal whatever the reason)

@@ -39,4 +39,4 @@ fi
 
 # SmolLM2's 4-bit GGUF is dequantised once (about 30 s) and GloVe's word list written once:
 # done here, so the first visitor (or the first test) does not wait for it.
-.venv/bin/python -m core.models.prepare
+.venv/bin/python -m core.models.loading.prepare

@@ -19,6 +19,6 @@ def prepared_models():
     """The SmolLM2 cache exists before any test opens a page: on a fresh machine (an empty
     EMBEDDING_LENS_CACHE) it is converted here once, within the conversion's own time limit,
     not inside a page test that would time out while it runs."""
-    from core.models.smollm2_cache import ensure_smollm2_cache
+    from core.models.loading.smollm2_cache import ensure_smollm2_cache
 
     ensure_smollm2_cache()

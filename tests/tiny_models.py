@@ -14,7 +14,7 @@ CORPUS = ["The cat sat on the mat.", "Embeddings turn ids into vectors.", "The r
 
 def smollm2_tokenizer(folder: Path) -> Path:
     """SmolLM2's tokenizer files (49,152 pieces) from this machine's model cache."""
-    from core.models.smollm2_cache import ensure_smollm2_cache
+    from core.models.loading.smollm2_cache import ensure_smollm2_cache
 
     source, _ = ensure_smollm2_cache()
     folder.mkdir(parents=True, exist_ok=True)

@@ -3,9 +3,9 @@
 Every cached object is shared by all sessions and never mutated (arrays are flagged
 read-only). Derived arrays are keyed by the table's `key`, which records every edit, so an
 edited table never reads a stale result (Streamlit would hash a large array from a sample).
-They live in one store bounded by bytes (core.derived, DERIVED_CACHE_BYTES), not in
+They live in one store bounded by bytes (core.server.derived, DERIVED_CACHE_BYTES), not in
 st.cache_* entries counted by number: results of a session's own tables (uploads, edits) are
-dropped when the sessions that asked for them end (ui.session_memory).
+dropped when the sessions that asked for them end (ui.server.session_memory).
 Nothing here draws: Streamlit would replay a cached function's elements into later sessions.
 """
 from __future__ import annotations
@@ -15,9 +15,9 @@ import logging
 import numpy as np
 import streamlit as st
 
-from core.derived import DerivedStore
+from core.server.derived import DerivedStore
 from core.limits import DERIVED_CACHE_BYTES
-from core.server_objects import shared
+from core.server.objects import shared
 from core.tables import EmbeddingTable
 from core.toy_tables import toy_table
 
@@ -32,13 +32,13 @@ def toy_table_named(name: str) -> EmbeddingTable:
 def model_store():
     """The server's models, bounded by bytes (EMBEDDING_LENS_MODEL_MEMORY_MB). Created once per
     server, which is also when staging folders of a killed conversion are removed; out of
-    st.cache_resource's reach (core/server_objects.py), so no clear loads the models twice."""
+    st.cache_resource's reach (core/server/objects.py), so no clear loads the models twice."""
     return shared("model store", _new_model_store)
 
 
 def _new_model_store():
-    from core.models.smollm2_cache import clean_interrupted_conversions
-    from core.models.store import ModelStore
+    from core.models.loading.smollm2_cache import clean_interrupted_conversions
+    from core.models.loading.store import ModelStore
     from core.settings import operator_settings
 
     clean_interrupted_conversions()
@@ -48,7 +48,7 @@ def _new_model_store():
 def loaded_model(name: str):
     """The shared model, loaded if needed. Draws nothing, so cached functions may call it.
     Raises ValueError only: anything else a loader raises is logged and said in plain words."""
-    from core.models.pretrained import load_model
+    from core.models.loading.pretrained import load_model
 
     try:
         return model_store().load(name, lambda: load_model(name))
@@ -61,14 +61,14 @@ def loaded_model(name: str):
 
 @st.cache_resource(show_spinner="Loading GloVe (once per server)…")
 def glove() -> EmbeddingTable:
-    from core.models.pretrained import load_table
+    from core.models.loading.pretrained import load_table
 
     return load_table("glove-50d")
 
 
 def model_name_of(table_name: str) -> str | None:
     """The model behind a table name, or None for toy tables, GloVe and uploads."""
-    from core.models.pretrained import BUILTIN_MODELS
+    from core.models.loading.pretrained import BUILTIN_MODELS
 
     if table_name in BUILTIN_MODELS:
         return table_name
@@ -140,7 +140,7 @@ def cached_norms(table: EmbeddingTable) -> np.ndarray:
 
 
 def _inverse_norms(norms: np.ndarray) -> np.ndarray:
-    from core.semantic import inverse_norms
+    from core.directions.semantic import inverse_norms
 
     inverse = inverse_norms(norms)
     inverse.flags.writeable = False
@@ -154,7 +154,7 @@ def cached_inverse_norms(table: EmbeddingTable) -> np.ndarray:
 
 @st.cache_data(show_spinner=False, max_entries=64)
 def _id_gap_by_key(key: str, _weight: np.ndarray, _ids: np.ndarray, _norms: np.ndarray) -> float:
-    from core.id_gap import id_gap_correlation
+    from core.hidden.id_gap import id_gap_correlation
 
     value = id_gap_correlation(_weight, _ids, norms=_norms)   # its chunks are temporaries, freed here
     release_memory()
@@ -190,8 +190,8 @@ def model_head(table_name: str, layer: int, head: int):
 
 
 def _token_kinds(tokens: tuple) -> np.ndarray:
-    from core.pieces import TOKEN_KINDS, token_kind
-    from core.token_props import is_byte_level
+    from core.tokens.pieces import TOKEN_KINDS, token_kind
+    from core.tokens.props import is_byte_level
 
     byte_level = is_byte_level(tokens)
     codes = np.array([TOKEN_KINDS.index(token_kind(token, byte_level)) for token in tokens], dtype=np.uint8)
@@ -200,7 +200,7 @@ def _token_kinds(tokens: tuple) -> np.ndarray:
 
 
 def token_kind_codes(table: EmbeddingTable) -> np.ndarray:
-    """(V,) uint8 index into core.pieces.TOKEN_KINDS for every row, built once per table
+    """(V,) uint8 index into core.tokens.pieces.TOKEN_KINDS for every row, built once per table
     (one byte a row: strings for 400,000 rows would hold ~100 MB)."""
     return derived("token_kinds", (table,), (), lambda: _token_kinds(table.tokens))
 
@@ -230,16 +230,16 @@ def model_ablation(table_name: str, ids: tuple[int, ...], heads: tuple[tuple[int
 def head_rankings():
     """(table name, ids) -> (L, H) rises of the loss, filled by the page (whose progress bar
     must be drawn outside any cached function) and shared read-only by every session."""
-    from core.models.store import SharedResults
+    from core.models.loading.store import SharedResults
 
     return SharedResults(limit=32)
 
 
 @st.cache_resource(show_spinner=False)
 def map_results():
-    """(table key, points digest, settings) -> core.maps.MapResult, filled by the Maps page (its
+    """(table key, points digest, settings) -> core.maps.layouts.MapResult, filled by the Maps page (its
     progress bar is drawn outside any cached function) and shared read-only by every session."""
-    from core.models.store import SharedResults
+    from core.models.loading.store import SharedResults
 
     return SharedResults(limit=24)
 
@@ -248,7 +248,7 @@ def map_worker():
     """The server's map maker: a child process (t-SNE's and UMAP's libraries never enter the
     server), one map at a time, so a second visitor's map waits instead of halving everyone's speed.
     Once per server: a second worker would be a second child process."""
-    from core.map_worker import MapWorker
+    from core.maps.worker import MapWorker
 
     return shared("map worker", MapWorker)
 
@@ -262,14 +262,14 @@ def rows_digest(rows: np.ndarray) -> str:
 
 def word_rows(table: EmbeddingTable) -> dict:
     """word -> row of the token that best stands for it (read-only use: shared by all sessions)."""
-    from core.alignment import word_rows as rows_of_words
+    from core.compare.alignment import word_rows as rows_of_words
 
     with st.spinner("Reading which words the two tables share…"):
         return derived("word_rows", (table,), (), lambda: rows_of_words(table.tokens))
 
 
 def _shared(a: EmbeddingTable, b: EmbeddingTable):
-    from core.alignment import shared_words as shared_rows
+    from core.compare.alignment import shared_words as shared_rows
 
     shared = shared_rows(word_rows(a), word_rows(b))
     shared.rows_a.flags.writeable = shared.rows_b.flags.writeable = False
@@ -281,7 +281,7 @@ def shared_words(a: EmbeddingTable, b: EmbeddingTable):
 
 
 def _overlap(a: EmbeddingTable, b: EmbeddingTable, k: int, queries: tuple[int, ...]):
-    from core.alignment import neighbour_overlap as overlap
+    from core.compare.alignment import neighbour_overlap as overlap
 
     shared = shared_words(a, b)
     result = overlap(a.weight[shared.rows_a], b.weight[shared.rows_b], np.array(queries), k)
@@ -296,7 +296,7 @@ def neighbour_overlap(a: EmbeddingTable, b: EmbeddingTable, k: int, queries: tup
 
 def _alignment(a_table: EmbeddingTable, b_table: EmbeddingTable):
     """(standardised A, standardised B, Alignment) over the shared words, read-only."""
-    from core.alignment import align, standardised
+    from core.compare.alignment import align, standardised
 
     shared = shared_words(a_table, b_table)
     width = min(a_table.width, b_table.width)
@@ -316,19 +316,19 @@ def alignment(a: EmbeddingTable, b: EmbeddingTable):
 
 @st.cache_data(show_spinner=False, max_entries=64)
 def _analogy_by_key(key: str, _table: EmbeddingTable, a: int, b: int, c: int, k: int, expected: int | None):
-    from core.semantic import analogy
+    from core.directions.semantic import analogy
 
     return analogy(_table.weight, cached_inverse_norms(_table), a, b, c, k, expected)
 
 
 def analogy_answers(table: EmbeddingTable, a: int, b: int, c: int, k: int, expected: int | None):
-    """a − b + c on a table: [core.semantic.Analogy] for 3CosAdd and 3CosMul (small: top k only)."""
+    """a − b + c on a table: [core.directions.semantic.Analogy] for 3CosAdd and 3CosMul (small: top k only)."""
     return _analogy_by_key(table.key, table, a, b, c, k, expected)
 
 
 def _axes(table: EmbeddingTable, ends: tuple[tuple[int, ...], ...]):
     """(x axis, y axis, (2, V) cosines of every row), read-only."""
-    from core.semantic import axis, project_on_axes
+    from core.directions.semantic import axis, project_on_axes
 
     x_from, x_to, y_from, y_to = (list(rows) for rows in ends)
     axes = [axis(table.weight, x_from, x_to, "x"), axis(table.weight, y_from, y_to, "y")]
@@ -338,6 +338,6 @@ def _axes(table: EmbeddingTable, ends: tuple[tuple[int, ...], ...]):
 
 
 def semantic_axes(table: EmbeddingTable, x_from, x_to, y_from, y_to):
-    """Two word-defined axes and every row's cosine with each. Raises ValueError (core.semantic.axis)."""
+    """Two word-defined axes and every row's cosine with each. Raises ValueError (core.directions.semantic.axis)."""
     ends = (tuple(x_from), tuple(x_to), tuple(y_from), tuple(y_to))
     return derived("axes", (table,), ends, lambda: _axes(table, ends))

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from core.pieces import find_tokens, resolve_tokens, spaced_pieces, word_pieces
+from core.tokens.pieces import find_tokens, resolve_tokens, spaced_pieces, word_pieces
 from core.tables import EmbeddingTable
-from core.pieces import TOKEN_KINDS
+from core.tokens.pieces import TOKEN_KINDS
 from core.text import piece_marks_note, token_core
 from ui import cached, render, state, tables
 

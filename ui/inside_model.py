@@ -13,7 +13,9 @@ from core.models.ablation import ablation_unavailable, head_importance
 from core.models.heads import HEAD_METRICS, head_summary, ranked_heads
 from core.models.lens import lens_unavailable
 from core.text import markdown_literal as md
-from ui import asking, cached, jobs, render, state, tables
+from ui import cached, render, state, tables
+from ui.lessons import asking
+from ui.server import jobs
 
 LOG = logging.getLogger("embedding_lens.models")
 

@@ -4,4 +4,4 @@ state.py, because render.py reads them and state.py draws with render.py."""
 TABLE_KEY = "keep_table"            # the working table's name
 PRESENT_KEY = "keep_present"        # presentation mode on
 IMAGE_FORMAT_KEY = "keep_image_format"   # figure downloads: "png" or "svg"
-TOUR_APPLIED = "_tour_applied"      # the (tour, step) whose view was last put in place (ui.tours)
+TOUR_APPLIED = "_tour_applied"      # the (tour, step) whose view was last put in place (ui.lessons.tours)

@@ -30,7 +30,7 @@ def _hub_loader() -> None:
 
 
 def _load_named_model(model_id: str, settings) -> None:
-    from core.models.hf import model_source
+    from core.models.loading.hf import model_source
 
     try:
         source = model_source(model_id, settings)
@@ -75,7 +75,7 @@ def _upload_loader() -> None:
 
 
 def sidebar_loaders() -> None:
-    from ui.session_memory import session_sweeper
+    from ui.server.session_memory import session_sweeper
 
     session_sweeper()      # once per server: ended sessions give their uploads and arrays back
     with st.sidebar.expander("Load a model or your own table"):

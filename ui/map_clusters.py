@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from core.clusters import (
+from core.maps.clusters import (
     CLUSTER_METHODS,
     K_RANGE,
     MIN_CLUSTER_SIZE_RANGE,
@@ -18,11 +18,12 @@ from core.clusters import (
     check_cluster_settings,
     describe_clusters,
 )
-from core.map_worker import MapProcessStopped
+from core.maps.worker import MapProcessStopped
 from core.figures.map_clusters import MAX_NAMED_CLUSTERS
 from core.tables import EmbeddingTable
-from core.token_props import PROPERTIES, property_matrix
-from ui import cached, jobs, render, state
+from core.tokens.props import PROPERTIES, property_matrix
+from ui import cached, render, state
+from ui.server import jobs
 
 CLUSTER_HELP = {
     "off": "no clusters",
@@ -69,7 +70,7 @@ def default_min_size(points: int) -> int:
 def cluster_results():
     """(map key, cluster settings) -> (n,) labels, filled by the page (its progress is drawn
     outside any cached function) and shared read-only by every session."""
-    from core.models.store import SharedResults
+    from core.models.loading.store import SharedResults
 
     return SharedResults(limit=48)
 
@@ -115,7 +116,7 @@ def _properties(table_key: str, digest: str, _tokens: tuple) -> np.ndarray:
 
 
 def point_properties(table: EmbeddingTable, points: np.ndarray) -> np.ndarray:
-    """(n, P) properties (core.token_props) of the mapped rows' tokens, once per table and row set."""
+    """(n, P) properties (core.tokens.props) of the mapped rows' tokens, once per table and row set."""
     return _properties(table.key, cached.rows_digest(points), tuple(table.tokens[r] for r in points))
 
 

@@ -215,7 +215,7 @@ def literal_table(frame):
 
 
 def show_note(note) -> None:
-    """A core.training.Note (or any object with .level and .text) in its own kind of box."""
+    """A core.training.gradients.Note (or any object with .level and .text) in its own kind of box."""
     box = {"info": st.info, "warning": st.warning, "error": st.error}[note.level]
     box(note.text)
 

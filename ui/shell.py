@@ -11,8 +11,9 @@ import streamlit as st
 
 from core.text import markdown_literal as md
 from core.text import shorten
-from ui import loaders, render, state, tables, tours
-from ui.server_info import about_this_server
+from ui import loaders, render, state, tables
+from ui.lessons import tours
+from ui.server.info import about_this_server
 
 
 def pages() -> list:
@@ -128,7 +129,7 @@ def shell():
     tours.follow_tour(page, every_page)     # a tour step sets the view before the sidebar reads it
     _table_picker()
     if locked():               # a locked class link: no loading other tables either
-        from ui.session_memory import session_sweeper
+        from ui.server.session_memory import session_sweeper
         session_sweeper()
     else:
         loaders.sidebar_loaders()

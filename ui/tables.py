@@ -27,7 +27,7 @@ CHANGE_NOTE = "_table_change_note"   # (section, "success" | "error", message) o
 
 def table_choices() -> dict[str, str]:
     """URL name -> label shown in the picker: toy tables, built-in pretrained ones, this session's."""
-    from core.models.pretrained import BUILTIN_MODELS, BUILTIN_TABLES
+    from core.models.loading.pretrained import BUILTIN_MODELS, BUILTIN_TABLES
 
     choices = {name: cached.toy_table_named(name).name for name in TOY_TABLES}
     choices.update(BUILTIN_MODELS)
@@ -39,7 +39,7 @@ def table_choices() -> dict[str, str]:
 def parse_table_name(raw: str) -> str:
     """A table name from the URL: a known choice, or a hub id as 'hub:<id>' (checked against the
     operator's settings, bounded in length, a folder resolved to its one real path)."""
-    from core.models.hf import model_source
+    from core.models.loading.hf import model_source
     from core.settings import operator_settings
 
     if len(raw) > MAX_TABLE_NAME_CHARS:
@@ -274,7 +274,7 @@ def model_for(name: str):
 
 def _prepare_smollm2() -> None:
     """SmolLM2's one-time conversion, with its progress; other sessions wait for it, not redo it."""
-    from core.models.smollm2_cache import (
+    from core.models.loading.smollm2_cache import (
         cache_is_complete,
         ensure_smollm2_cache,
         smollm2_cache_dir,

@@ -46,7 +46,7 @@ def token_stages(table: EmbeddingTable, token_ids: list[int], position: int):
 
 def train_live(text: str, config, progress_bar):
     """Train the tiny model, reporting to a st.progress bar (a fresh run for this session)."""
-    from core.tiny_model import train_tiny_model
+    from core.training.tiny_model import train_tiny_model
 
     def report(step: int, total: int, loss: float) -> None:
         if step == total or step % max(1, total // 50) == 0:

@@ -30,7 +30,7 @@ def clustered_map(coords: np.ndarray, tokens, ids, title: str, kinds, labels: np
                   equal_aspect: bool = True) -> go.Figure:
     """coords (n, 2|3), labels (n,) cluster of each point (-1 none), short_labels[c] and centres[c]
     (the index of cluster c's most central point) -> the map. `chosen` cluster: the others faded.
-    Without labels (None) the points are coloured by kinds (n,) (core.pieces.TOKEN_KINDS).
+    Without labels (None) the points are coloured by kinds (n,) (core.tokens.pieces.TOKEN_KINDS).
     density: contours of the points' density (2-D maps), drawn by Plotly from the same points.
     equal_aspect: PCA's plane keeps the table's distances; t-SNE's and UMAP's axes mean nothing, and a
     plot filling the width leaves the cluster labels room beside the points."""

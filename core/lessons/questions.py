@@ -17,7 +17,7 @@ from core.geometry import cosine
 from core.lessons.context_demo import permutation_check
 from core.tables import EmbeddingTable
 from core.toy_tables import LAB_LEARNING_RATE, LAB_OUTPUT_TOKENS, LAB_OUTPUT_WEIGHT
-from core.training import softmax_ce_step
+from core.training.gradients import softmax_ce_step
 
 
 @dataclass(frozen=True)
@@ -40,7 +40,7 @@ class Question:
     # what `answer` reads: "table" (the EmbeddingTable named by `table`, on screen) or "views" (a model's
     # or a whole vocabulary's cached results, core.lessons.view_questions.Views: computed once answered)
     reads: str = "table"
-    # the page sentences (ui.asking topics) that state this answer: held back until it is answered
+    # the page sentences (ui.lessons.asking topics) that state this answer: held back until it is answered
     holds_back: tuple[str, ...] = ()
 
 

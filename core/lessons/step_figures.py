@@ -16,8 +16,8 @@ from core.figures.why import loss_rise_bars
 from core.geometry import cosine
 from core.lessons.view_questions import Views, position_before, word_row
 from core.toy_tables import LAB_LEARNING_RATE, LAB_OUTPUT_TOKENS, LAB_OUTPUT_WEIGHT
-from core.training import softmax_ce_step
-from core.vocab_health import DEFAULT_PERCENTILE
+from core.training.gradients import softmax_ce_step
+from core.hidden.vocab_health import DEFAULT_PERCENTILE
 
 StepFigure = Callable[[Views], object]      # Views -> go.Figure; ValueError when it cannot be drawn
 

@@ -3,7 +3,7 @@ lens, head ablation, under-trained tokens, anisotropy, direct logit attribution,
 
 Their answers need computations the pages cache (a model's run, a lens, an analogy over 400,000
 rows), so an answer reads them through `Views`, which the app fills with its shared, cached results
-(ui.question_views) and the tests with small tables and arrays of their own. Every answer is
+(ui.lessons.question_views) and the tests with small tables and arrays of their own. Every answer is
 computed from what `Views` returns: another text or another table gets its own answer.
 """
 from __future__ import annotations
@@ -23,10 +23,10 @@ class Views(Protocol):
     """The results a question reads (each raises ValueError when it cannot be computed)."""
 
     def table(self, name: str) -> EmbeddingTable: ...
-    def analogy(self, name: str, a: int, b: int, c: int) -> list: ...             # core.semantic.Analogy each
+    def analogy(self, name: str, a: int, b: int, c: int) -> list: ...             # core.directions.semantic.Analogy each
     def lens(self, name: str, text: str) -> tuple: ...                            # (LogitLens, token ids)
     def ablation(self, name: str, text: str, heads: tuple) -> tuple: ...          # (untouched, ablated) Ablation
-    def mean_cosine(self, name: str) -> float: ...                                # core.anisotropy, exact
+    def mean_cosine(self, name: str) -> float: ...                                # core.hidden.anisotropy, exact
     def under_trained(self, name: str) -> tuple[np.ndarray, str]: ...             # ((V,) indicator, its name)
     def attribution(self, name: str, text: str) -> object: ...                    # Attribution of the top guess
     def layer_skips(self, name: str, text: str) -> object: ...                    # core.models.layers.LayerSkips

@@ -15,8 +15,9 @@ from typing import Callable, Iterator
 
 import numpy as np
 
-from core.models.pretrained import PretrainedModel, find_submodule
-from core.models.runs import ModelRun
+from core.models.loading.pretrained import PretrainedModel, find_submodule
+from core.models.loading.runs import ModelRun
+from core.models.plumbing import CACHE_NAMES, one_thread
 
 BLOCKS = ("model.layers", "encoder.layer", "transformer.h", "layers", "bert.encoder.layer")
 OUTPUT_PROJECTIONS = ("self_attn.o_proj", "attention.output.dense", "attn.c_proj")
@@ -115,7 +116,7 @@ def ablate(model: PretrainedModel, ids: list[int], head_sets: list[tuple[Head, .
     results: list[Ablation] = []
     for heads in sets:
         if heads:
-            with _one_thread():
+            with one_thread():
                 call = call or _layer_call(model, blocks, ids)[0]
                 logits = _ablated_logits(model, blocks, run, heads, call)      # (T, V)
         else:
@@ -124,20 +125,6 @@ def ablate(model: PretrainedModel, ids: list[int], head_sets: list[tuple[Head, .
         if progress:
             progress(len(results), len(sets))
     return results
-
-
-@contextlib.contextmanager
-def _one_thread() -> Iterator[None]:
-    """One torch thread for ablations. A one-row pass (12 tokens, SmolLM2) is too small to share:
-    on the 2-core server, busy with other work, two threads waiting on each other took ~7× the CPU
-    time of one (0.24 s) and ~10× its wall time; the ranking took twice the CPU time (18.8 s
-    against 9.4 s), so even an idle second core would only have bought back that waiting. The
-    numbers are the same bit for bit (tests compare them with ordinary passes). See
-    core.torch_state.one_torch_thread for what the setting does to other threads."""
-    from core.torch_state import one_torch_thread
-
-    with one_torch_thread():
-        yield
 
 
 def _ablated_logits(model: PretrainedModel, blocks, run: ModelRun, heads: tuple[Head, ...], call):
@@ -196,7 +183,7 @@ def head_importance(model: PretrainedModel, ids: list[int],
     embedded, args, kwargs = _first_layer_input(model, blocks, ids)      # (T, d) and the layers' other arguments
     state = embedded[None]                                               # row 0: no head switched off
     starts = [-1]                                                         # the layer each row's ablation is in
-    with torch.inference_mode(), _one_thread():
+    with torch.inference_mode(), one_thread():
         for layer, block in enumerate(blocks):
             fresh = state[:1].expand(heads, -1, -1)                      # (H, T, d): row 0's stream, one row per head
             state = torch.cat([state, fresh])
@@ -216,7 +203,7 @@ class _Captured(Exception):
     """Raised by the capturing hook: nothing after the first layer's input is needed."""
 
 
-CACHE_KWARGS = ("hidden_states", "cache", "past_key_values", "past_key_value", "layer_past", "use_cache")
+CACHE_KWARGS = ("hidden_states", *CACHE_NAMES, "use_cache")     # dropped from the captured call
 
 
 def first_layer_call(model: PretrainedModel, ids: list[int], whole_pass: bool = False):

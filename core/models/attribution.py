@@ -17,7 +17,7 @@ import numpy as np
 from core import order
 from core.models.layerwise import (check_layerwise, final_norm, float32_layer, layer_inputs, output_vectors,
                                    parts_of, projection_matrix, run_layer)
-from core.models.pretrained import PretrainedModel
+from core.models.loading.pretrained import PretrainedModel
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ VERIFIED_PROMPT_TOKENS = 356  # tokens each candidate's three prompts read after
 def layer_parameters(model) -> int:
     """P: the parameters of one layer of the model (its first; the layers of a model are alike)."""
     from core.models.ablation import BLOCKS
-    from core.models.pretrained import find_submodule
+    from core.models.loading.pretrained import find_submodule
 
     blocks = find_submodule(model.model, BLOCKS)
     return sum(p.numel() for p in blocks[0].parameters()) if blocks is not None and len(blocks) else 0
@@ -60,7 +60,7 @@ def head_patching_seconds(model, tokens: int, layer: int) -> float:
 
 
 def verification_seconds(model, candidates: int) -> float:
-    """core.models.verification.verify: nearly all of it is the first greedy step, each candidate's
+    """core.hidden.verification.verify: nearly all of it is the first greedy step, each candidate's
     prompts read through every layer."""
     return _seconds(model, candidates * VERIFIED_PROMPT_TOKENS * model.layers, candidates * 9)
 

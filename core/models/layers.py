@@ -16,7 +16,7 @@ import numpy as np
 
 from core.models.layerwise import (check_layerwise, final_norm_module, float32_layer, layer_inputs, next_log_probs,
                                    run_layer, top_tokens)
-from core.models.pretrained import PretrainedModel
+from core.models.loading.pretrained import PretrainedModel
 
 
 @dataclass(frozen=True)

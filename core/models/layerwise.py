@@ -17,7 +17,7 @@ import numpy as np
 from core import order
 from core.models.ablation import BLOCKS, as_float32, first_layer_call, float32_layer_kwargs
 from core.models.lens import FINAL_NORMS
-from core.models.pretrained import PretrainedModel, find_submodule
+from core.models.loading.pretrained import PretrainedModel, find_submodule
 
 # The linear map from the heads' concatenated outputs z (H·d_head) to the residual stream, per
 # architecture: Llama/Mistral/Qwen, GPT-2 (Conv1D), GPT-NeoX/Pythia, GPT-J, GPT-Neo, Phi.

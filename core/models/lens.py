@@ -13,8 +13,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from core import order
-from core.models.pretrained import PretrainedModel, find_submodule
-from core.models.runs import ModelRun
+from core.models.loading.pretrained import PretrainedModel, find_submodule
+from core.models.loading.runs import ModelRun
 
 FINAL_NORMS = ("model.norm", "transformer.ln_f", "gpt_neox.final_layer_norm", "model.final_layernorm",
                "model.decoder.final_layer_norm")

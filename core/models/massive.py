@@ -20,8 +20,8 @@ import numpy as np
 from core import order
 from core.models.heads import head_summary
 from core.models.layerwise import check_layerwise, float32_layer, layer_inputs, next_log_probs, run_layer
-from core.models.pretrained import PretrainedModel
-from core.models.runs import ModelRun
+from core.models.loading.pretrained import PretrainedModel
+from core.models.loading.runs import ModelRun
 
 LEVELS = (100.0, 1000.0)  # times the median |value| of its stream: "large" and the paper's "massive" (~1,000×)
 MIN_MAGNITUDE = 100.0     # and above 100 in absolute value (the paper's second condition)

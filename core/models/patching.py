@@ -22,11 +22,11 @@ from typing import Callable
 import numpy as np
 
 from core import order
+from core.limits import MAX_PATCH_TOKENS
 from core.models.layerwise import (LayerInputs, check_layerwise, final_norm_module, float32_layer, layer_inputs,
                                    log_normaliser, output_vectors, run_layer)
-from core.models.pretrained import PretrainedModel, find_submodule
+from core.models.loading.pretrained import PretrainedModel, find_submodule
 
-MAX_PATCH_TOKENS = 24     # L·T rows of T tokens each: 24 tokens on SmolLM2 hold ~40 MB of streams
 ROWS_PER_CALL = 48        # rows a layer runs at once: bounds the MLP's (rows, T, 4d) temporaries
 
 Patch = tuple[int, tuple[int, ...]]     # (layer, positions): the clean stream entering `layer` at `positions`
@@ -71,7 +71,7 @@ def _patched(model: PretrainedModel, clean_in: LayerInputs, corrupt_in: LayerInp
     """Rows 0 (clean) and 1 (corrupted) run whole; each patch's row runs from its layer on, over
     the positions from its first patched one only when the model allows it (core.models.suffix),
     else whole. One torch thread: these batches are too small to share on a busy 2-core server
-    (see core.models.ablation._one_thread: two threads took ~10× the wall time of one)."""
+    (see core.models.plumbing.one_thread: two threads took ~10× the wall time of one)."""
     import torch
 
     from core.models.suffix import keyword_inputs, suffix_works

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from core.geometry import cosine
-from core.models.pretrained import PretrainedModel, find_submodule
+from core.models.loading.pretrained import PretrainedModel, find_submodule
 from core.text import token_core
 
 

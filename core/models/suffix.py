@@ -16,11 +16,12 @@ from __future__ import annotations
 import inspect
 
 from core.models.layerwise import LayerInputs, run_layer
+from core.models.plumbing import CACHE_NAMES
 
 # The keyword arguments that hold one entry per position, and the dimension that indexes them:
 # the causal mask (…, T queries, T keys) keeps every key; rotary tables (…, T, d_head); positions.
 PER_POSITION = {"attention_mask": -2, "position_embeddings": -2, "position_ids": -1, "cache_position": 0}
-CACHE_ARGUMENTS = ("cache", "past_key_values")    # transformers ≥ 5.x names it `cache`; earlier `past_key_values`
+CACHE_ARGUMENTS = CACHE_NAMES[:2]    # the names a Cache object is passed under (core.models.plumbing)
 
 
 class KeysValues:

@@ -63,7 +63,7 @@ def test_candidates_toggle_and_csv_as_a_person_does(server, browser):
         page.screenshot(path=str(SCREENSHOTS / "hidden-minilm-standardised.png"), full_page=True)
         with page.expect_download() as download:
             page.get_by_role("button", name=re.compile(r"undertrained-.*-minilm\.csv \(611 rows\)")).click()
-        # named after what it holds: its indicator, its share and its table (ui.hidden.candidates_file_name)
+        # named after what it holds: its indicator, its share and its table (ui.hidden.vocab_health.candidates_file_name)
         assert re.fullmatch(r"undertrained-[a-z0-9_-]+-lowest-2pct-minilm\.csv", download.value.suggested_filename)
         with open(download.value.path(), newline="", encoding="utf-8") as file:
             rows = list(csv.reader(file))

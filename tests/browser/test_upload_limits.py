@@ -134,7 +134,7 @@ def test_bomb_gets_a_message_and_bounded_server_peak(server, page, tmp_path, bom
 
 def test_a_closed_tab_gives_its_memory_back_with_no_other_visitor(server, browser, tmp_path):
     """Upload a 40 MB table, draw its PCA, close the tab; nobody else connects. After Streamlit's
-    expiry the server's sweeper (ui.session_memory) shuts the session down and clears its
+    expiry the server's sweeper (ui.server.session_memory) shuts the session down and clears its
     state and fragments: the uploaded file (held by Streamlit's file manager and the uploader's
     value) and the parsed table leave.
 

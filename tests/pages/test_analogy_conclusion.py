@@ -7,7 +7,7 @@ from helpers import assert_clean, open_page, texts
 from rehearsal import answer, follow
 
 from core.lessons.tours import TOURS
-from ui.asking import HELD_BACK
+from ui.lessons.asking import HELD_BACK
 
 CONCLUSION = "{method}'s best answer is king, an input"
 

@@ -162,7 +162,7 @@ def test_an_upload_finds_its_identical_rows_and_its_csv_is_safe():
 
 def numpy_id_gap_r(x: np.ndarray, ids: np.ndarray) -> float:
     """Pearson r of cosine and id gap over every pair i < j in float64, by prefix sums in id order
-    (another algorithm than core.id_gap's float32 pairwise tree): Σ_{i<j} (a_j − a_i) u_i·u_j =
+    (another algorithm than core.hidden.id_gap's float32 pairwise tree): Σ_{i<j} (a_j − a_i) u_i·u_j =
     Σ_j a_j u_j·P_j − Σ_i a_i u_i·(S − P_i − u_i), P_j the sum of the rows before j."""
     keep = np.linalg.norm(x, axis=1) > 0
     order = np.argsort(ids[keep], kind="stable")
@@ -210,7 +210,7 @@ def test_minilm_standardising_reports_mean_cosine_r_and_neighbours_as_numpy_does
 
 
 def test_glove_says_which_methods_apply_and_its_numbers_are_numpys():
-    from core.models.pretrained import load_table
+    from core.models.loading.pretrained import load_table
 
     at = open_page("hidden", table="glove-50d", tokens="king queen cat")
     assert_clean(at)
@@ -230,8 +230,8 @@ def test_verification_starts_only_on_its_button_in_the_line_and_is_shared(monkey
     """Issue 32 item 2: verifications ran in each visitor's own thread, four at once. The page asks
     nothing of the model until the button (which says how long) is clicked; the work goes through
     the server's heavy-job line; another visitor asking the same candidates sees it at once."""
-    from core.models import verification
-    from ui import jobs
+    from core.hidden import verification
+    from ui.server import jobs
 
     calls, lines = [], []
     original_verify, original_run_heavy = verification.verify, jobs.run_heavy

@@ -189,7 +189,7 @@ def test_a_map_process_that_died_is_said_to_have_stopped(monkeypatch):
     import os
     import signal
 
-    from core.map_worker import MapWorker
+    from core.maps.worker import MapWorker
 
     started = MapWorker._started
 

@@ -9,7 +9,7 @@ TEXT = "Counting forward passes of this sentence"
 
 def counting_runs(monkeypatch) -> list[tuple[int, ...]]:
     """Every forward pass the app makes, by token ids."""
-    import core.models.pretrained as pretrained
+    import core.models.loading.pretrained as pretrained
     from ui import cached
 
     cached.model_run.clear()

@@ -39,7 +39,7 @@ def test_the_lab_steps_are_in_the_link():
     import numpy as np
 
     from core.toy_tables import LAB_OUTPUT_TOKENS, LAB_OUTPUT_WEIGHT, seed001_lab_table
-    from core.training import softmax_ce_step
+    from core.training.gradients import softmax_ce_step
 
     at = open_page("training")
     at.number_input(key="train_lr").set_value(0.8).run()

@@ -205,7 +205,7 @@ def test_choosing_a_method_starts_no_heavy_work_and_its_button_says_how_long(mon
     20-45 s of work. Now choosing a method or a layer asks the heavy-job line for nothing; the
     button (with its cost) does; a result made by one visitor shows at once for the next."""
     from core.models import layers, massive, patching
-    from ui.jobs import heavy_queue
+    from ui.server.jobs import heavy_queue
 
     calls = Calls(monkeypatch, (layers, "skip_layers"), (massive, "intervene"),
                   (patching, "activation_patching"), (patching, "head_patching"))

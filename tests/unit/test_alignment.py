@@ -6,7 +6,7 @@ import pytest
 from scipy.linalg import orthogonal_procrustes
 from scipy.stats import ortho_group
 
-from core.alignment import (
+from core.compare.alignment import (
     align,
     neighbour_overlap,
     procrustes,
@@ -19,7 +19,7 @@ from core.alignment import (
 
 
 def test_procrustes_recovers_a_known_rotation_of_a_table():
-    from core.models.pretrained import load_table
+    from core.models.loading.pretrained import load_table
 
     table = np.asarray(load_table("glove-50d").weight[:20_000], dtype=np.float64)
     rotation = ortho_group.rvs(50, random_state=7)

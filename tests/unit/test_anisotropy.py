@@ -1,10 +1,10 @@
-"""Anisotropy and rogue dimensions (core.anisotropy) against numpy written the long way."""
+"""Anisotropy and rogue dimensions (core.hidden.anisotropy) against numpy written the long way."""
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from core import anisotropy as an
+from core.hidden import anisotropy as an
 
 
 def brute_force(weight: np.ndarray) -> tuple[float, np.ndarray]:
@@ -76,7 +76,7 @@ def test_tiny_tables():
 def test_smollm2_is_anisotropic_and_minilm_is_not():
     """The issue's numbers: SmolLM2 0.443 from 20,000 pairs (exact 0.442), dimensions 322, 481, 31
     each 0.032–0.037 of it; MiniLM 0.019."""
-    from core.models.pretrained import load_model
+    from core.models.loading.pretrained import load_model
 
     smollm2 = an.anisotropy(load_model("smollm2").table.weight)
     assert smollm2.mean_cosine == pytest.approx(0.442, abs=0.002)
@@ -119,7 +119,7 @@ def test_id_gap_r_of_the_standardised_table_against_every_pair():
     z = (weight.astype(np.float64) - weight.astype(np.float64).mean(axis=0)) / weight.astype(np.float64).std(axis=0)
     # float32 unit rows, float64 sums over 4,005 pairs: the float32 promise, 1e-6. (r divides by the
     # cosines' variance, a difference of float32 sums: a rogue dimension so large that every cosine is
-    # ~0.9 leaves that variance small and r off by ~1e-5, at core.id_gap's own precision.)
+    # ~0.9 leaves that variance small and r off by ~1e-5, at core.hidden.id_gap's own precision.)
     assert an.id_gap_r(weight, ids) == pytest.approx(brute_id_gap_r(weight, ids), abs=1e-6)
     assert an.id_gap_r(weight, ids, stats) == pytest.approx(brute_id_gap_r(z, ids), abs=1e-6)
     assert an.id_gap_r(weight, ids, stats, an.standardised_norms(weight, stats)) == pytest.approx(

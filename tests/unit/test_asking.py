@@ -1,5 +1,7 @@
-"""ui.asking reads the tour's session keys by name: they must be the ones ui.tours and ui.questions keep."""
-from ui import asking, questions, tours
+"""ui.lessons.asking reads the tour's session keys by name: they must be the ones ui.lessons.tours and ui.lessons.questions keep."""
+from ui.lessons import asking
+from ui.lessons import questions
+from ui.lessons import tours
 
 
 def test_asking_reads_the_keys_the_tour_keeps():

@@ -8,7 +8,7 @@ import pytest
 import torch
 
 from core.models.attribution import direct_attribution
-from core.models.pretrained import load_model
+from core.models.loading.pretrained import load_model
 
 
 @pytest.fixture(scope="module")
@@ -16,7 +16,7 @@ def tiny_gpt2():
     """2 layers, 4 heads, d = 32, random weights (seeded), MiniLM's tokenizer; float32."""
     from transformers import AutoTokenizer, GPT2Config, GPT2LMHeadModel
 
-    from core.models.pretrained import _wrap, minilm_dir
+    from core.models.loading.pretrained import _wrap, minilm_dir
 
     tokenizer = AutoTokenizer.from_pretrained(minilm_dir(), local_files_only=True)
     torch.manual_seed(0)

@@ -1,11 +1,11 @@
-"""Clusters of a map (core.clusters) against scikit-learn run directly and brute-force loops; and on
+"""Clusters of a map (core.maps.clusters) against scikit-learn run directly and brute-force loops; and on
 SmolLM2's table, digits and byte-level pieces found as labelled clusters."""
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from core.clusters import (
+from core.maps.clusters import (
     ClusterSettings,
     by_size,
     check_cluster_settings,
@@ -14,7 +14,7 @@ from core.clusters import (
     name_cluster,
     share_in_named_clusters,
 )
-from core.token_props import PROPERTIES, property_matrix
+from core.tokens.props import PROPERTIES, property_matrix
 
 
 def blobs(sizes=(80, 50, 30), seed: int = 0) -> np.ndarray:
@@ -86,8 +86,8 @@ def test_smollm2_digits_and_byte_pieces_come_out_as_labelled_clusters():
     3,000 points (min cluster size 10, min samples 3). Measured when written: 100 % of the digit
     tokens (the ten 0-9) in a cluster labelled 'digits', 53 % of the partial-UTF-8 pieces in
     clusters labelled so (the rest are in mixed clusters or noise); asserted with a margin."""
-    from core.maps import MapSettings, make_map, sample_rows
-    from core.models.pretrained import load_model
+    from core.maps.layouts import MapSettings, make_map, sample_rows
+    from core.models.loading.pretrained import load_model
 
     table = load_model("smollm2").table
     every = property_matrix(table.tokens)
@@ -105,7 +105,7 @@ def test_smollm2_digits_and_byte_pieces_come_out_as_labelled_clusters():
 
 def test_the_summary_says_clusters_noise_and_mixed_as_counted_by_hand():
     """2,000 points gave 96 clusters with 52 % noise and the page never said so (issue 31)."""
-    from core.clusters import clustering_summary, summary_sentence
+    from core.maps.clusters import clustering_summary, summary_sentence
 
     points = blobs()
     labels = np.array([0] * 70 + [-1] * 10 + [1] * 50 + [2] * 25 + [-1] * 5)
@@ -151,8 +151,8 @@ def test_the_islands_step_s_own_map_has_the_clusters_its_narration_names():
     holding most of its tokens. Measured when written (~500 points): one 'digits 100%' cluster of all
     ten digits, beside 'mixed' ones."""
     from core.lessons.tours import ISLAND_CLUSTERS, VIEW_TOURS
-    from core.maps import MapSettings, default_iterations, make_map, neighbourhood_rows, sample_rows
-    from core.models.pretrained import load_model
+    from core.maps.layouts import MapSettings, default_iterations, make_map, neighbourhood_rows, sample_rows
+    from core.models.loading.pretrained import load_model
 
     step = next(s for s in VIEW_TOURS["hidden"].steps if s.title == "Islands on the map")
     view = step.view

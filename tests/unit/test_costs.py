@@ -10,7 +10,7 @@ from core.models import costs
 
 @pytest.fixture(scope="module")
 def smollm2():
-    from core.models.pretrained import load_model
+    from core.models.loading.pretrained import load_model
 
     return load_model("smollm2")
 

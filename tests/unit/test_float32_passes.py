@@ -13,7 +13,7 @@ import torch
 from core.models.ablation import BLOCKS, as_float32, first_layer_call
 from core.models.layerwise import float32_layer, layer_inputs, run_layer
 from core.models.lens import FINAL_NORMS
-from core.models.pretrained import find_submodule, load_model
+from core.models.loading.pretrained import find_submodule, load_model
 
 TEXT = "The Eiffel Tower is in the city of Paris, and the Colosseum is in Rome"
 # float32 sums in another order over 30 layers: logits of scale ~20 agree to ~1e-4 at most

@@ -1,4 +1,4 @@
-"""core.geometry and core.id_gap against scikit-learn, brute force and seed 003/004 numbers."""
+"""core.geometry and core.hidden.id_gap against scikit-learn, brute force and seed 003/004 numbers."""
 from __future__ import annotations
 
 import itertools
@@ -17,8 +17,8 @@ from core.geometry import (
     pca,
     plot_sample,
 )
-from core.id_gap import id_gap_correlation, sample_pairs, spearman
-from core.pieces import find_tokens, resolve_tokens, token_kind
+from core.hidden.id_gap import id_gap_correlation, sample_pairs, spearman
+from core.tokens.pieces import find_tokens, resolve_tokens, token_kind
 from core.toy_tables import seed000_table, seed003_table, seed004_table
 
 

@@ -1,4 +1,4 @@
-"""core/heap.py: long-lived objects leave the collector's sight, cyclic garbage among them is still
+"""core/server/heap.py: long-lived objects leave the collector's sight, cyclic garbage among them is still
 freed at the next refreeze, and a refreeze happens only when due (growth or age)."""
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import weakref
 
 import pytest
 
-from core.heap import HeapFreezer
+from core.server.heap import HeapFreezer
 
 
 class Node:

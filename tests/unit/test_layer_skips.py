@@ -7,7 +7,7 @@ import pytest
 import torch
 
 from core.models.layers import skip_layers
-from core.models.pretrained import load_model
+from core.models.loading.pretrained import load_model
 from test_attribution import tiny_gpt2  # noqa: F401  (the same tiny GPT-2 fixture)
 from test_patching import blocks_of
 

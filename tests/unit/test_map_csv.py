@@ -8,9 +8,9 @@ import io
 
 import numpy as np
 
-from core.clusters import describe_clusters
+from core.maps.clusters import describe_clusters
 from core.tables import EmbeddingTable
-from core.token_props import property_matrix
+from core.tokens.props import property_matrix
 from ui.map_clusters import map_csv
 
 HOSTILE = ["=1+1", "@SUM(A1)", "plain", "-2", "a\rb", "7"]

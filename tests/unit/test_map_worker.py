@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 from helpers import ROOT
 
-from core.map_worker import MapWorker
-from core.maps import MapSettings, map_with_trust
+from core.maps.worker import MapWorker
+from core.maps.layouts import MapSettings, map_with_trust
 
 
 def clusters() -> np.ndarray:
@@ -71,10 +71,10 @@ def test_an_idle_worker_exits_and_the_next_map_starts_another():
 
 
 def test_the_calling_process_never_imports_the_map_libraries():
-    code = ("import sys, numpy as np; from core.map_worker import MapWorker; from core.maps import MapSettings; "
+    code = ("import sys, numpy as np; from core.maps.worker import MapWorker; from core.maps.layouts import MapSettings; "
             "w = MapWorker(); w.make(np.random.default_rng(0).normal(size=(40, 5)).astype('float32'), "
             "MapSettings(method='UMAP', neighbours=5, iterations=50)); "
-            "from core.clusters import ClusterSettings; w.clusters(np.eye(40, 2), ClusterSettings(min_size=5)); w.stop(); "
+            "from core.maps.clusters import ClusterSettings; w.clusters(np.eye(40, 2), ClusterSettings(min_size=5)); w.stop(); "
             "print(sorted(m for m in ('umap', 'numba', 'openTSNE', 'sklearn', 'pynndescent') if m in sys.modules))")
     output = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert output.stdout.strip() == "[]"
@@ -111,7 +111,7 @@ def test_pca_is_measured_in_the_same_job(worker):
 
 
 def test_clusters_are_found_in_the_worker_as_in_process(worker):
-    from core.clusters import ClusterSettings, find_clusters
+    from core.maps.clusters import ClusterSettings, find_clusters
 
     coords = map_with_trust(clusters(), MapSettings(perplexity=10, iterations=100)).embedded
     for settings in (ClusterSettings(min_size=10), ClusterSettings(method="k-means", k=3)):
@@ -128,7 +128,7 @@ def test_a_map_process_that_dies_during_the_job_is_said_as_such(monkeypatch):
     import os
     import signal
 
-    from core.map_worker import MapProcessStopped
+    from core.maps.worker import MapProcessStopped
 
     worker = MapWorker(idle_seconds=30)
     started = MapWorker._started

@@ -6,7 +6,7 @@ import pytest
 
 from core.geometry import nearest, row_norms
 from core.knn import trustworthiness
-from core.maps import (
+from core.maps.layouts import (
     MapSettings,
     check_settings,
     make_map,
@@ -120,13 +120,13 @@ def test_sampled_trustworthiness_estimates_the_full_one():
 
 
 def test_large_sets_use_nn_descent_and_report_progress_that_only_grows():
-    from core.maps import EXACT_SEARCH_FLOPS, find_neighbours
+    from core.maps.layouts import EXACT_SEARCH_FLOPS, find_neighbours
 
     heard = []
     points = np.random.default_rng(0).normal(size=(400, 8)).astype(np.float32)
     exact = find_neighbours(points, 5, MapSettings(), lambda done, what: heard.append((done, what)))
     assert heard[-1][0] == 1.0 and [d for d, _ in heard] == sorted(d for d, _ in heard)
-    import core.maps as maps
+    import core.maps.layouts as maps
 
     original = maps.EXACT_SEARCH_FLOPS
     maps.EXACT_SEARCH_FLOPS = 0          # force NN-descent on a small set: it must find nearly the same lists

@@ -8,8 +8,8 @@ import pytest
 import torch
 
 from core.models.massive import LEVELS, massive_activations, reference_means, intervene
-from core.models.pretrained import load_model
-from core.models.runs import ModelRun
+from core.models.loading.pretrained import load_model
+from core.models.loading.runs import ModelRun
 from test_attribution import tiny_gpt2  # noqa: F401  (the same tiny GPT-2 fixture)
 from test_patching import blocks_of
 

@@ -17,15 +17,15 @@ import pytest
 from helpers import ROOT
 
 from core.limits import MAX_HUB_ID_CHARS, MIB
-from core.models import smollm2_cache as model_cache
-from core.models.hf import (
+from core.models.loading import smollm2_cache as model_cache
+from core.models.loading.hf import (
     FOLDERS_OFF,
     ModelSource,
     folder_size,
     looks_like_path,
     model_source,
 )
-from core.models.store import ModelStore
+from core.models.loading.store import ModelStore
 from core.settings import OperatorSettings, operator_settings
 
 PUBLIC = OperatorSettings()
@@ -93,7 +93,7 @@ def fake_safetensors(path: Path, shapes: dict[str, list[int]], dtype: str = "F32
 
 
 def test_model_size_is_read_from_headers_and_refused_before_loading(tmp_path, monkeypatch):
-    from core.models.pretrained import load_model
+    from core.models.loading.pretrained import load_model
 
     (tmp_path / "config.json").write_text(json.dumps({"model_type": "bert"}))
     fake_safetensors(tmp_path / "model.safetensors", {"emb": [250_000, 4096], "out": [4096, 4096]}, "BF16")
@@ -104,7 +104,7 @@ def test_model_size_is_read_from_headers_and_refused_before_loading(tmp_path, mo
     def never(*_, **__):
         pytest.fail("weights were loaded")
 
-    monkeypatch.setattr("core.models.hf.load_transformer", never)
+    monkeypatch.setattr("core.models.loading.hf.load_transformer", never)
     with pytest.raises(ValueError, match="1,041 million parameters: this server loads models of at most 500"):
         load_model(str(tmp_path), settings=LOCAL)
     with pytest.raises(ValueError, match="needs 3,970 MB of memory"):
@@ -126,7 +126,7 @@ def test_folders_without_safe_weights(tmp_path, files, message):
 def test_pickled_weights_in_a_folder_get_our_words(tmp_path):
     """A folder with safetensors that transformers cannot use, plus a pickle: no library text,
     no path, no advice to switch weights_only off."""
-    from core.models.pretrained import load_model
+    from core.models.loading.pretrained import load_model
 
     (tmp_path / "config.json").write_text(json.dumps({"model_type": "not-a-model"}))
     fake_safetensors(tmp_path / "model.safetensors", {"w": [2, 2]})
@@ -144,7 +144,7 @@ def test_hub_size_is_checked_before_download(monkeypatch):
 
     import huggingface_hub
 
-    from core.models import hf as hub
+    from core.models.loading import hf as hub
 
     listing = SimpleNamespace(siblings=[SimpleNamespace(rfilename="model.safetensors", size=3_000_000_000),
                                         SimpleNamespace(rfilename="pytorch_model.bin", size=9)],
@@ -226,7 +226,7 @@ def test_staging_of_a_killed_conversion_is_removed(tmp_path, monkeypatch):
     """A real conversion, killed with SIGKILL while it writes: its staging folder is removed at
     the next start, and the next conversion completes."""
     env = {**os.environ, "EMBEDDING_LENS_CACHE": str(tmp_path)}
-    script = "from core.models.smollm2_cache import ensure_smollm2_cache; ensure_smollm2_cache()"
+    script = "from core.models.loading.smollm2_cache import ensure_smollm2_cache; ensure_smollm2_cache()"
     root = ROOT
     child = subprocess.Popen([sys.executable, "-c", script], cwd=root, env=env,
                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

@@ -11,7 +11,7 @@ import torch
 
 @pytest.fixture(scope="module")
 def smollm2():
-    from core.models.pretrained import load_model
+    from core.models.loading.pretrained import load_model
 
     return load_model("smollm2")
 
@@ -23,7 +23,7 @@ def _dtypes(model) -> set:
 def test_two_loads_at_once_keep_each_models_dtype():
     """transformers sets torch's default dtype while it builds a model: without the lock, SmolLM2
     (float16) and MiniLM (float32) loaded at once came out with both dtypes mixed (3 of 12 loads)."""
-    from core.models import pretrained
+    from core.models.loading import pretrained
 
     def loads(load, n):
         return [_dtypes(load()) for _ in range(n)]
@@ -38,8 +38,10 @@ def test_two_loads_at_once_keep_each_models_dtype():
 def test_smollm2_passes_in_threads_equal_the_sequential_ones(smollm2):
     """The model page's pass, the logit lens, a head ablation and a verification of SmolLM2, in
     threads next to a tiny model's training and MiniLM's load: exactly the numbers of each alone."""
-    from core.models import ablation, lens, pretrained, verification
-    from core.tiny_model import TinyModelConfig, train_tiny_model
+    from core.models import ablation, lens
+    from core.models.loading import pretrained
+    from core.hidden import verification
+    from core.training.tiny_model import TinyModelConfig, train_tiny_model
 
     ids = smollm2.encode("The cat sat on the mat because it was")
     prompt_ids = verification.build_prompt_ids(smollm2)

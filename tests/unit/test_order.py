@@ -120,7 +120,7 @@ def test_model_rankings_list_tied_values_by_id():
     """Next-token logits and head scores a hair apart (another CPU's rounding) are listed by token id
     and by (layer, head) in reading order."""
     from core.models.heads import ranked_heads
-    from core.models.runs import ModelRun
+    from core.models.loading.runs import ModelRun
 
     rng = np.random.default_rng(7)
     for _ in range(10):
@@ -136,8 +136,8 @@ def test_model_rankings_list_tied_values_by_id():
 def test_a_clusters_central_tokens_tied_in_distance_are_listed_by_row():
     """Points on a circle around their cluster's centre (equal distances up to 1e-7 relative noise):
     the central tokens are the lowest rows, whatever the noise."""
-    from core.clusters import describe_clusters
-    from core.token_props import PROPERTIES
+    from core.maps.clusters import describe_clusters
+    from core.tokens.props import PROPERTIES
 
     rng = np.random.default_rng(1)
     angles = np.linspace(0, 2 * np.pi, 12, endpoint=False)

@@ -8,8 +8,9 @@ import numpy as np
 import pytest
 import torch
 
-from core.models.patching import MAX_PATCH_TOKENS, activation_patching, patched_outputs
-from core.models.pretrained import load_model
+from core.limits import MAX_PATCH_TOKENS
+from core.models.patching import activation_patching, patched_outputs
+from core.models.loading.pretrained import load_model
 from test_attribution import tiny_gpt2  # noqa: F401  (the same tiny GPT-2 fixture)
 
 

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 import torch
 
-from core.models.pretrained import load_model, load_table, minilm_dir
+from core.models.loading.pretrained import load_model, load_table, minilm_dir
 
 
 @pytest.fixture(scope="module")
@@ -178,7 +178,7 @@ def test_float16_neighbours_among_near_ties():
 
 def test_pca_and_id_gap_of_a_float16_table_equal_its_float32_copy(smollm2):
     from core.geometry import pca
-    from core.id_gap import id_gap_correlation
+    from core.hidden.id_gap import id_gap_correlation
 
     half = smollm2.table.weight
     full = half.astype(np.float32)

@@ -1,4 +1,4 @@
-"""ui/server_guard.py against Streamlit's own AppSession handler: installed once, a client's
+"""ui/server/guard.py against Streamlit's own AppSession handler: installed once, a client's
 clear_cache message leaves st.cache_resource, st.cache_data and the sender's state alone unless
 EMBEDDING_LENS_ALLOW_CLEAR_CACHE is on; refusals are logged at most once per period."""
 from __future__ import annotations
@@ -9,7 +9,7 @@ import streamlit as st
 from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.runtime.app_session import AppSession
 
-from ui import server_guard
+from ui.server import guard as server_guard
 
 
 class Sender:

@@ -1,4 +1,4 @@
-"""core/server_objects.py: one object per name and process, made once even when asked from many
+"""core/server/objects.py: one object per name and process, made once even when asked from many
 threads at once, never made again; a factory that fails leaves nothing behind."""
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import uuid
 
 import pytest
 
-from core import server_objects
+from core.server import objects as server_objects
 
 
 def test_many_threads_asking_at_once_get_one_object_made_once():

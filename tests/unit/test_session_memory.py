@@ -1,4 +1,4 @@
-"""The sweeper releases every ended session's parsed tables (ui.session_memory), deterministically:
+"""The sweeper releases every ended session's parsed tables (ui.server.session_memory), deterministically:
 Streamlit's runtime is replaced by small stand-ins with the same attributes (Streamlit 1.67), so
 each ordering of the race is played out on purpose instead of waited for."""
 from __future__ import annotations
@@ -7,7 +7,7 @@ import threading
 
 import numpy as np
 
-from ui.session_memory import EndedSessions, _expire_on_event_loop
+from ui.server.session_memory import EndedSessions, _expire_on_event_loop
 
 
 class FakeSession:

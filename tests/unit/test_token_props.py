@@ -1,11 +1,11 @@
-"""Token properties (core.token_props) against hand-read tokens of each tokenizer kind, and the
+"""Token properties (core.tokens.props) against hand-read tokens of each tokenizer kind, and the
 byte-level reading against Python's own UTF-8 codec."""
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from core.token_props import PROPERTIES, byte_of_char, is_byte_level, property_matrix, read_token, token_properties
+from core.tokens.props import PROPERTIES, byte_of_char, is_byte_level, property_matrix, read_token, token_properties
 
 
 def held(token: str, byte_level: bool = False) -> set[str]:
@@ -64,8 +64,8 @@ def test_the_matrix_has_one_column_per_property():
 def _vocabulary(name: str) -> list[str]:
     from transformers import AutoTokenizer
 
-    from core.models.pretrained import minilm_dir
-    from core.models.smollm2_cache import ensure_smollm2_cache
+    from core.models.loading.pretrained import minilm_dir
+    from core.models.loading.smollm2_cache import ensure_smollm2_cache
 
     folder = ensure_smollm2_cache()[0] if name == "smollm2" else minilm_dir()
     tokenizer = AutoTokenizer.from_pretrained(folder, local_files_only=True)
@@ -76,7 +76,7 @@ def _vocabulary(name: str) -> list[str]:
 def test_every_token_of_the_built_in_vocabularies_has_a_property_and_a_kind(name):
     """A token with no property joins whatever cluster it lands in unnamed: a cluster of SmolLM2's
     'ï¿½' read "punctuation 94 %" (issue 31). Each is checked against Python's UTF-8 codec."""
-    from core.pieces import TOKEN_KINDS, token_kind
+    from core.tokens.pieces import TOKEN_KINDS, token_kind
 
     vocabulary = _vocabulary(name)
     byte_level = is_byte_level(vocabulary)
@@ -104,7 +104,7 @@ def test_every_token_of_the_built_in_vocabularies_has_a_property_and_a_kind(name
 
 
 def test_byte_pieces_have_their_kind():
-    from core.pieces import token_kind
+    from core.tokens.pieces import token_kind
 
     assert token_kind("<0xE3>") == "byte piece" and token_kind("<0x41>") == "byte piece"
     assert token_kind("Ã", byte_level=True) == "byte piece" and token_kind("Ã", byte_level=False) == "word"
@@ -114,7 +114,7 @@ def test_byte_pieces_have_their_kind():
 
 def test_every_token_kind_has_its_own_colour():
     from core.figures.geometry import KIND_COLOURS
-    from core.pieces import TOKEN_KINDS
+    from core.tokens.pieces import TOKEN_KINDS
 
     assert set(TOKEN_KINDS) <= set(KIND_COLOURS)
     assert len({KIND_COLOURS[kind] for kind in TOKEN_KINDS}) == len(TOKEN_KINDS)

@@ -1,11 +1,11 @@
-"""core.training and core.tiny_model against autograd, torch.optim and the seed 001 lab."""
+"""core.training.gradients and core.training.tiny_model against autograd, torch.optim and the seed 001 lab."""
 from __future__ import annotations
 
 import numpy as np
 import pytest
 import torch
 
-from core.tiny_model import (
+from core.training.tiny_model import (
     BUILTIN_CORPUS,
     TinyModelConfig,
     fixed_basis_frames,
@@ -13,7 +13,7 @@ from core.tiny_model import (
     train_tiny_model,
 )
 from core.toy_tables import LAB_LEARNING_RATE, LAB_OUTPUT_WEIGHT, seed001_lab_table
-from core.training import (
+from core.training.gradients import (
     OptimizerConfig,
     OptimizerState,
     optimizer_update,
@@ -148,7 +148,7 @@ def test_zero_steps_keeps_the_initial_table():
 @pytest.mark.parametrize("lr, level, words", [(0.0, "info", "nothing moves"), (-0.4, "warning", "negative"),
                                               (1e6, "warning", "huge")])
 def test_learning_rate_notes(lr, level, words):
-    from core.training import learning_rate_note
+    from core.training.gradients import learning_rate_note
 
     note = learning_rate_note(lab_step(lr))
     assert note is not None and note.level == level and words in note.text
@@ -156,7 +156,7 @@ def test_learning_rate_notes(lr, level, words):
 
 
 def test_trajectory_notes():
-    from core.training import trajectory_note
+    from core.training.gradients import trajectory_note
 
     lab = seed001_lab_table()
     ids = lab.tokenize("oto zamek oto klucz oto")

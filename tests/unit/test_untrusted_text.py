@@ -147,7 +147,7 @@ def test_no_figure_builder_puts_a_token_in_a_template():
         norm_by_id_figure,
         pca_scatter,
     )
-    from core.figures.maps import alignment_figure, overlap_histogram
+    from core.figures.compare import alignment_figure, overlap_histogram
     from core.figures.searched import SearchedPoint, searched_token_figure
     from core.figures.training import moving_points_animation
 

@@ -1,15 +1,15 @@
-"""Verification of under-trained candidates (core.models.verification) against transformers itself."""
+"""Verification of under-trained candidates (core.hidden.verification) against transformers itself."""
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from core.models import verification as ver
+from core.hidden import verification as ver
 
 
 @pytest.fixture(scope="module")
 def smollm2():
-    from core.models.pretrained import load_model
+    from core.models.loading.pretrained import load_model
 
     return load_model("smollm2")
 
@@ -38,7 +38,7 @@ def test_layer_by_layer_float32_equals_generate_on_a_small_model(smollm2):
     import torch
     from transformers import LlamaConfig, LlamaForCausalLM
 
-    from core.models.pretrained import _wrap
+    from core.models.loading.pretrained import _wrap
 
     torch.manual_seed(0)
     config = LlamaConfig(vocab_size=smollm2.table.vocab_size, hidden_size=64, intermediate_size=128,

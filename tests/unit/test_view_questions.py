@@ -8,7 +8,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from core.anisotropy import anisotropy
+from core.hidden.anisotropy import anisotropy
 from core.lessons import view_questions as vq
 from core.lessons.questions import FALLS, RISES, is_right
 from core.lessons.tours import SEED_TOURS, TOURS, VIEW_TOURS
@@ -16,16 +16,16 @@ from core.models.ablation import Ablation
 from core.models.attribution import Attribution
 from core.models.layers import LayerSkips
 from core.models.lens import LogitLens
-from core.semantic import analogy, inverse_norms
+from core.directions.semantic import analogy, inverse_norms
 from core.tables import make_table
-from core.vocab_health import indicator
+from core.hidden.vocab_health import indicator
 
 WORDS = {"king": [0.9, 0.8, 0.1], "man": [0.9, 0.1, 0.0], "woman": [0.1, 0.1, 0.9], "queen": [0.1, 0.8, 1.0],
          "prince": [0.8, 0.9, 0.3], "rare": [0.01, 0.02, 0.0], "the": [1.0, -1.0, 0.5]}
 
 
 class ToyViews:
-    """Views over small tables and given arrays (the app's are ui.question_views.AppViews)."""
+    """Views over small tables and given arrays (the app's are ui.lessons.question_views.AppViews)."""
 
     def __init__(self, tables: dict, lens=None, ablations=None, attribution=None, skips=None):
         self.tables, self.lens_result, self.ablations = tables, lens, ablations or {}

@@ -1,11 +1,11 @@
-"""Under-trained token indicators (core.vocab_health) against independent computations."""
+"""Under-trained token indicators (core.hidden.vocab_health) against independent computations."""
 from __future__ import annotations
 
 import numpy as np
 import pytest
 from sklearn.decomposition import PCA
 
-from core import vocab_health as vh
+from core.hidden import vocab_health as vh
 
 
 def magikarp_style_cosine_distance(weight: np.ndarray, references, remove_first_component: bool) -> np.ndarray:
@@ -82,7 +82,7 @@ def test_indicator_without_references_says_so():
 def test_minilm_unused_rows_dominate_the_candidates():
     """MiniLM's default indicator (row length, magikarp's for untied tables): most of the lowest 2 %
     are [unusedN] rows, which are 3 % of the vocabulary."""
-    from core.models.pretrained import load_model
+    from core.models.loading.pretrained import load_model
 
     table = load_model("minilm").table
     found = vh.candidates(vh.indicator(table.weight, "norm"))
@@ -96,7 +96,7 @@ def test_smollm2_references():
     """SmolLM2 has no [unused] names and no impossible-byte tokens (its vocabulary leaves those bytes
     out); its 11 unused special tokens are one row up to the 4-bit rounding, and 3 ordinary tokens
     share that exact row."""
-    from core.models.pretrained import load_model
+    from core.models.loading.pretrained import load_model
 
     table = load_model("smollm2").table
     found = vh.find_references(table.tokens, table.weight, vh.looks_byte_level(table.tokens), table.name)
@@ -136,7 +136,7 @@ def test_smollm2_candidates_follow_the_tie_rule():
     """The top candidates of SmolLM2 (values 6e-7 .. 9e-7: identical untrained rows) are listed by row:
     relative noise of 1e-7 (another CPU's rounding) does not move them."""
     from core import order
-    from core.models.pretrained import load_model
+    from core.models.loading.pretrained import load_model
 
     table = load_model("smollm2").table
     references = vh.find_references(table.tokens, table.weight, True, table.name).rows

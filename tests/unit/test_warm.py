@@ -1,11 +1,11 @@
 """Warm start: the operator's setting (core/settings.py) and the background runner
-(core/warm.py) with stand-in steps."""
+(core/server/warm.py) with stand-in steps."""
 from __future__ import annotations
 
 import threading
 
 from core.settings import DEFAULT_WARM, class_settings, parse_warm
-from core.warm import WarmTable, WarmUp
+from core.server.warm import WarmTable, WarmUp
 
 KNOWN = ("minilm", "smollm2", "glove-50d")
 

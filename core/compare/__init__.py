@@ -1,0 +1,1 @@
+"""Compare tables: two tables compared on the words they share."""

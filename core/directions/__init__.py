@@ -1,0 +1,1 @@
+"""Analogies & axes: directions named by words."""

@@ -1,0 +1,42 @@
+"""Predict, then reveal, on the page itself: a sentence of a page that states what a pending tour
+question asks for is held back until the learner has answered it (the tour bar asks it above).
+
+A question names the page sentences that give its answer away (Question.holds_back, e.g. "ids": the
+Lookup page's sentences listing the text's ids); the page calls `say(topic, draw)` around each such
+sentence. The figures and tables stay: they are where the learner reads the answer off.
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+import streamlit as st
+
+from core.lessons.tours import TOURS
+
+# The open tour step and the learner's answers, as ui.lessons.tours and ui.lessons.questions keep them in the session
+# (read here by name: pages import this module, and ui.lessons.questions imports the pages' view modules).
+TOUR, TOUR_STEP, ANSWERS = "keep_tour", "keep_tour_step", "tour_answers"
+
+HELD_BACK = "Held back until you answer the tour's question above: {prompt}"
+
+
+def pending(topic: str) -> str | None:
+    """The prompt of the open step's unanswered question that `topic`'s sentence would answer, else None."""
+    name = st.session_state.get(TOUR, "")
+    if name not in TOURS:
+        return None
+    index = min(int(st.session_state.get(TOUR_STEP, 0)), len(TOURS[name].steps) - 1)
+    answered = st.session_state.get(ANSWERS, {})
+    for question in TOURS[name].steps[index].questions:
+        if topic in question.holds_back and answered.get((name, question.key)) is None:
+            return question.prompt
+    return None
+
+
+def say(topic: str, draw: Callable[[], object]) -> None:
+    """Draw the sentence (`draw()`), or, while a question it would answer is pending, say where it went."""
+    prompt = pending(topic)
+    if prompt is None:
+        draw()
+    else:
+        st.caption(HELD_BACK.format(prompt=prompt))
