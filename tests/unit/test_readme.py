@@ -49,3 +49,12 @@ def test_every_setting_is_documented_in_operating():
     documented = set(re.findall(r"EMBEDDING_LENS_[A-Z_]+", operating))
     assert settings <= documented, sorted(settings - documented)
     assert re.search(r"EMBEDDING_LENS_CGROUP_ROOT.*test", operating), "CGROUP_ROOT is said to be test-only"
+
+
+def test_links_between_the_docs_exist():
+    missing = []
+    for doc in (ROOT / "docs").glob("*.md"):
+        for target in re.findall(r"\]\(([^)#\s]+)", doc.read_text()):
+            if not re.match(r"[a-z]+:", target) and not (doc.parent / target).exists():
+                missing.append(f"{doc.name}: {target}")
+    assert not missing, missing
