@@ -1,0 +1,18 @@
+"""From vectors to words: sampling, branching, the layer where each word is decided, steering."""
+from __future__ import annotations
+
+import streamlit as st
+
+from ui import state, words
+from ui.generate import common, sampling
+
+SECTIONS = {"sampling": "Sampling step by step"}
+
+st.title("🎲 From vectors to words")
+words.define("logit", "residual stream", "layer")
+model = common.causal_model_or_stop()
+section = state.kept_widget(st.radio, "Section", "gen_section", "sampling", query="section",
+                            parse=state.parse_choice(SECTIONS), options=list(SECTIONS), format_func=SECTIONS.get,
+                            horizontal=True)
+if section == "sampling":
+    sampling.show_sampling(model)

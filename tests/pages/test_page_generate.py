@@ -1,0 +1,41 @@
+"""From vectors to words on SmolLM2: the sampling section from a deep link, its bars and chosen
+tokens checked against core's generation; stepping; a non-causal table gets a message."""
+from __future__ import annotations
+
+import numpy as np
+from helpers import assert_clean, figure, open_page, plotly_array, texts
+
+PROMPT = "The capital of France is"
+
+
+def test_sampling_from_a_link_shows_the_rules_and_the_greedy_tokens():
+    from core.generate import decoding
+    from core.generate.sampling import SamplingConfig
+    from ui import cached
+
+    at = open_page("generate", table="smollm2", prompt=PROMPT, temp="0", steps="5", show="4")
+    assert_clean(at)
+    model = cached.loaded_model("smollm2")
+    expected = decoding.generate(model, model.encode(PROMPT), 5, SamplingConfig(temperature=0.0))
+    assert at.code[0].value == model.tokenizer.decode(model.encode(PROMPT) + list(expected.tokens))
+    bars = figure(at, 3)                                     # min-p's bars at step 4
+    after = plotly_array(bars["data"][1]["y"]).astype(float)
+    assert after[0] == 1.0 and not after[1:].any()           # T = 0: all mass on the top token
+    assert at.query_params["steps"] == "5"
+
+
+def test_the_step_button_adds_one_token_and_keeps_it_in_the_url():
+    at = open_page("generate", table="smollm2", prompt=PROMPT, temp="0.7", topk="20", seed="3")
+    assert_clean(at)
+    at.button(key="gen_step").click().run()
+    assert_clean(at)
+    assert at.query_params["steps"] == "1"
+    at.button(key="gen_twenty").click().run()
+    assert_clean(at)
+    assert at.query_params["steps"] == "21"
+
+
+def test_a_table_that_is_not_a_model_gets_a_message():
+    at = open_page("generate", table="glove-50d")
+    assert_clean(at)
+    assert any("causal language model" in t for t in texts(at.info))
