@@ -4,9 +4,10 @@ from __future__ import annotations
 import streamlit as st
 
 from ui import state, words
-from ui.generate import common, sampling
+from ui.generate import commitment, common, sampling, steering
 
-SECTIONS = {"sampling": "Sampling step by step"}
+SECTIONS = {"sampling": "Sampling step by step", "commitment": "The commitment strip",
+            "steering": "Steering with a vector"}
 
 st.title("🎲 From vectors to words")
 words.define("logit", "residual stream", "layer")
@@ -16,3 +17,7 @@ section = state.kept_widget(st.radio, "Section", "gen_section", "sampling", quer
                             horizontal=True)
 if section == "sampling":
     sampling.show_sampling(model)
+elif section == "commitment":
+    commitment.show_commitment(model)
+elif section == "steering":
+    steering.show_steering(model)

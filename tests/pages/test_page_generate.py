@@ -39,3 +39,38 @@ def test_a_table_that_is_not_a_model_gets_a_message():
     at = open_page("generate", table="glove-50d")
     assert_clean(at)
     assert any("causal language model" in t for t in texts(at.info))
+
+
+def test_the_commitment_strip_shows_the_lens_first_layers():
+    from core.generate.commitment import commitment
+    from ui import cached
+
+    text = "The capital of France is Paris"
+    at = open_page("generate", table="smollm2", section="commitment", ctext=text)
+    assert_clean(at)
+    model = cached.loaded_model("smollm2")
+    ids = tuple(model.encode(text))
+    strip = commitment(cached.model_lens("smollm2", ids), ids)
+    frame = at.dataframe[0].value
+    assert list(frame.loc["top-1 from layer"]) == ["—" if v < 0 else str(v) for v in strip.top1]
+
+
+def test_steering_behind_a_button_then_side_by_side():
+    from core.generate import decoding, steering
+    from core.generate.sampling import SamplingConfig
+    from ui import cached
+
+    at = open_page("generate", table="smollm2", section="steering", coefs="0, 6", steer_layer="6")
+    assert_clean(at)
+    if any(button.key == "gen_steer_run" for button in at.button):
+        at.button(key="gen_steer_run").click().run(timeout=600)
+        assert_clean(at)
+    model = cached.loaded_model("smollm2")
+    prompt = model.encode("I think that you are")
+    frame = at.dataframe[0].value
+    plain = decoding.generate(model, prompt, 30, SamplingConfig(temperature=0.0))
+    assert frame["continuation"].iloc[0] == model.tokenizer.decode(list(plain.tokens))     # coefficient 0
+    direction = steering.steering_direction(model, model.encode(" Love"), model.encode(" Hate"), 6)
+    pushed = steering.steered_generation(model, prompt, 30, SamplingConfig(temperature=0.0), direction, 6.0, 6)
+    assert frame["continuation"].iloc[1] == model.tokenizer.decode(list(pushed.tokens))
+    assert at.get("plotly_chart")
