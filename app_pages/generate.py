@@ -4,9 +4,10 @@ from __future__ import annotations
 import streamlit as st
 
 from ui import state, words
-from ui.generate import commitment, common, sampling, steering
+from ui.generate import branching, commitment, common, sampling, steering
 
-SECTIONS = {"sampling": "Sampling step by step", "commitment": "The commitment strip",
+SECTIONS = {"sampling": "Sampling step by step", "branching": "Branching",
+            "commitment": "The commitment strip",
             "steering": "Steering with a vector"}
 
 st.title("🎲 From vectors to words")
@@ -21,3 +22,5 @@ elif section == "commitment":
     commitment.show_commitment(model)
 elif section == "steering":
     steering.show_steering(model)
+elif section == "branching":
+    branching.show_branching(model)

@@ -74,3 +74,21 @@ def test_steering_behind_a_button_then_side_by_side():
     pushed = steering.steered_generation(model, prompt, 30, SamplingConfig(temperature=0.0), direction, 6.0, 6)
     assert frame["continuation"].iloc[1] == model.tokenizer.decode(list(pushed.tokens))
     assert at.get("plotly_chart")
+
+
+def test_branching_marks_the_first_difference_and_forces_a_branch():
+    from core.generate import decoding, sampling
+    from core.generate.sampling import SamplingConfig
+    from ui import cached
+
+    at = open_page("generate", table="smollm2", section="branching", prompt=PROMPT, seed="2", bstep="1", brank="2")
+    assert_clean(at)
+    model = cached.loaded_model("smollm2")
+    ids = model.encode(PROMPT)
+    runs = [decoding.generate(model, ids, 12, SamplingConfig(temperature=t, seed=2)) for t in (0.0, 0.7, 1.5)]
+    first = min(d for d in (decoding.first_difference(runs[0].tokens, r.tokens) for r in runs[1:]) if d is not None)
+    table = at.dataframe[0].value
+    assert "◀" in table.iloc[0, first] and not any("◀" in c for c in table.iloc[0, :first])
+    second = int(sampling.descending(runs[0].probs(1))[1])
+    branch = decoding.generate(model, ids, 12, SamplingConfig(temperature=0.0), forced={1: second})
+    assert at.code[1].value == model.tokenizer.decode(ids + list(branch.tokens))
