@@ -92,3 +92,23 @@ def test_branching_marks_the_first_difference_and_forces_a_branch():
     second = int(sampling.descending(runs[0].probs(1))[1])
     branch = decoding.generate(model, ids, 12, SamplingConfig(temperature=0.0), forced={1: second})
     assert at.code[1].value == model.tokenizer.decode(ids + list(branch.tokens))
+
+
+def test_the_generate_tour_from_its_link_reveals_the_lens_answers():
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from test_view_tour_questions import take_the_tour
+
+    from core.lessons import tour_generate
+    from core.models.lens import logit_lens
+    from ui import cached
+
+    revealed = take_the_tour("generate")
+    assert revealed["cold_next"] == tour_generate.MOST_PROBABLE
+    model = cached.loaded_model("smollm2")
+    ids = model.encode(tour_generate.TEXT)
+    ranks = logit_lens(model, model.run(ids)).target_ranks[:, len(ids) - 2]
+    assert int(revealed["paris_layer"]) == int(np.flatnonzero(ranks == 1)[0])
+    assert int(revealed["paris_top3"]) == int(np.flatnonzero(ranks <= 3)[0])
