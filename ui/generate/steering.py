@@ -77,7 +77,7 @@ def show_steering(model) -> None:
     tables_name = tables.current_table_name()
     result = computed(lambda: jobs.offer(key, work, "the steering sweep",
                                          f"Generate at {len(coefficients)} coefficients and measure",
-                                         4.0 * len(coefficients), _shared(), "gen_steer_run"))
+                                         1.5 * len(coefficients), _shared(), "gen_steer_run"))   # bench/generate.py: ~1.1 s each
     if result is None:
         return
     generations, dose = result
