@@ -112,3 +112,17 @@ def test_the_generate_tour_from_its_link_reveals_the_lens_answers():
     ranks = logit_lens(model, model.run(ids)).target_ranks[:, len(ids) - 2]
     assert int(revealed["paris_layer"]) == int(np.flatnonzero(ranks == 1)[0])
     assert int(revealed["paris_top3"]) == int(np.flatnonzero(ranks <= 3)[0])
+
+
+def test_tampered_link_values_are_said_not_crashed():
+    at = open_page("generate", table="smollm2", temp="hot", steps="999", topp="7", seed="-1", section="nope")
+    assert_clean(at)
+    said = " ".join(texts(at.warning))
+    for name in ("temp", "steps", "topp", "seed", "section"):
+        assert f"'{name}'" in said, (name, said)
+    at = open_page("generate", table="smollm2", section="steering", coefs="1, 2, x")
+    assert_clean(at)
+    assert any("not a list of numbers" in t for t in texts(at.error))
+    at = open_page("generate", table="smollm2", prompt="word " * 200)
+    assert_clean(at)
+    assert any("at most 64" in t for t in texts(at.error))
