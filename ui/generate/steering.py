@@ -3,7 +3,6 @@ added × a coefficient at every position; generations side by side and the dose-
 made behind a button in the server-wide heavy-job line and shared with everyone."""
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
 import streamlit as st
 
@@ -105,7 +104,3 @@ def _sweep(table_name, a, b, layer, prompt, coefficients, target_ids, tokens, re
     dose = steering.dose_response(model, direction, layer, list(coefficients), list(target_ids), neutral,
                                   lambda done, total: report(0.5 + done / (2 * total), "Measuring the dose-response…"))
     return tuple(generations), dose
-
-
-def direction_norm(direction: np.ndarray) -> float:
-    return float(np.linalg.norm(direction))
