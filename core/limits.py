@@ -90,3 +90,12 @@ MAX_AXIS_WORDS = 20                 # words on one end of a semantic axis
 MAX_ANALOGY_ANSWERS = 50
 MAX_COMPARED_TOKENS = 2_000         # tokens whose neighbour lists are compared between two tables
 MAP_TIME_LIMIT_S = 600              # a map running longer is stopped (50,000 points: README's benchmark table)
+
+
+# ---- generation and steering (the "From vectors to words" page)
+MAX_NEW_TOKENS = 40                 # tokens generated one at a time (each step's distribution kept)
+MAX_PROMPT_TOKENS = 64              # a prompt's tokens
+STEERING_COEFFICIENT_RANGE = (-20.0, 20.0)   # × the direction added to the residual stream
+MAX_STEERING_COEFFICIENTS = 5       # coefficients generated side by side / on the dose-response plot
+MAX_STEERING_TOKENS = 30            # tokens generated per coefficient
+MAX_SEED = 2 ** 31 - 1

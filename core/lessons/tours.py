@@ -289,5 +289,6 @@ VIEW_TOURS = {
                  "the model.",
                  _table("smollm2", keep_why_method="massive")),
     )),
+    "generate": __import__("core.lessons.tour_generate", fromlist=["TOUR"]).TOUR,   # its own module
 }
 TOURS = {**SEED_TOURS, **VIEW_TOURS}       # the sidebar lists them in this order

@@ -1,0 +1,128 @@
+"""From vectors to words on SmolLM2: the sampling section from a deep link, its bars and chosen
+tokens checked against core's generation; stepping; a non-causal table gets a message."""
+from __future__ import annotations
+
+import numpy as np
+from helpers import assert_clean, figure, open_page, plotly_array, texts
+
+PROMPT = "The capital of France is"
+
+
+def test_sampling_from_a_link_shows_the_rules_and_the_greedy_tokens():
+    from core.generate import decoding
+    from core.generate.sampling import SamplingConfig
+    from ui import cached
+
+    at = open_page("generate", table="smollm2", prompt=PROMPT, temp="0", steps="5", show="4")
+    assert_clean(at)
+    model = cached.loaded_model("smollm2")
+    expected = decoding.generate(model, model.encode(PROMPT), 5, SamplingConfig(temperature=0.0))
+    assert at.code[0].value == model.tokenizer.decode(model.encode(PROMPT) + list(expected.tokens))
+    bars = figure(at, 3)                                     # min-p's bars at step 4
+    after = plotly_array(bars["data"][1]["y"]).astype(float)
+    assert after[0] == 1.0 and not after[1:].any()           # T = 0: all mass on the top token
+    assert at.query_params["steps"] == "5"
+
+
+def test_the_step_button_adds_one_token_and_keeps_it_in_the_url():
+    at = open_page("generate", table="smollm2", prompt=PROMPT, temp="0.7", topk="20", seed="3")
+    assert_clean(at)
+    at.button(key="gen_step").click().run()
+    assert_clean(at)
+    assert at.query_params["steps"] == "1"
+    at.button(key="gen_twenty").click().run()
+    assert_clean(at)
+    assert at.query_params["steps"] == "21"
+
+
+def test_a_table_that_is_not_a_model_gets_a_message():
+    at = open_page("generate", table="glove-50d")
+    assert_clean(at)
+    assert any("causal language model" in t for t in texts(at.info))
+
+
+def test_the_commitment_strip_shows_the_lens_first_layers():
+    from core.generate.commitment import commitment
+    from ui import cached
+
+    text = "The capital of France is Paris"
+    at = open_page("generate", table="smollm2", section="commitment", ctext=text)
+    assert_clean(at)
+    model = cached.loaded_model("smollm2")
+    ids = tuple(model.encode(text))
+    strip = commitment(cached.model_lens("smollm2", ids), ids)
+    frame = at.dataframe[0].value
+    assert list(frame.loc["top-1 from layer"]) == ["—" if v < 0 else str(v) for v in strip.top1]
+
+
+def test_steering_behind_a_button_then_side_by_side():
+    from core.generate import decoding, steering
+    from core.generate.sampling import SamplingConfig
+    from ui import cached
+
+    at = open_page("generate", table="smollm2", section="steering", coefs="0, 6", steer_layer="6")
+    assert_clean(at)
+    if any(button.key == "gen_steer_run" for button in at.button):
+        at.button(key="gen_steer_run").click().run(timeout=600)
+        assert_clean(at)
+    model = cached.loaded_model("smollm2")
+    prompt = model.encode("I think that you are")
+    frame = at.dataframe[0].value
+    plain = decoding.generate(model, prompt, 30, SamplingConfig(temperature=0.0))
+    assert frame["continuation"].iloc[0] == model.tokenizer.decode(list(plain.tokens))     # coefficient 0
+    direction = steering.steering_direction(model, model.encode(" Love"), model.encode(" Hate"), 6)
+    pushed = steering.steered_generation(model, prompt, 30, SamplingConfig(temperature=0.0), direction, 6.0, 6)
+    assert frame["continuation"].iloc[1] == model.tokenizer.decode(list(pushed.tokens))
+    assert at.get("plotly_chart")
+
+
+def test_branching_marks_the_first_difference_and_forces_a_branch():
+    from core.generate import decoding, sampling
+    from core.generate.sampling import SamplingConfig
+    from ui import cached
+
+    at = open_page("generate", table="smollm2", section="branching", prompt=PROMPT, seed="2", bstep="1", brank="2")
+    assert_clean(at)
+    model = cached.loaded_model("smollm2")
+    ids = model.encode(PROMPT)
+    runs = [decoding.generate(model, ids, 12, SamplingConfig(temperature=t, seed=2)) for t in (0.0, 0.7, 1.5)]
+    first = min(d for d in (decoding.first_difference(runs[0].tokens, r.tokens) for r in runs[1:]) if d is not None)
+    table = at.dataframe[0].value
+    assert "◀" in table.iloc[0, first] and not any("◀" in c for c in table.iloc[0, :first])
+    second = int(sampling.descending(runs[0].probs(1))[1])
+    branch = decoding.generate(model, ids, 12, SamplingConfig(temperature=0.0), forced={1: second})
+    assert at.code[1].value == model.tokenizer.decode(ids + list(branch.tokens))
+
+
+def test_the_generate_tour_from_its_link_reveals_the_lens_answers():
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from test_view_tour_questions import take_the_tour
+
+    from core.lessons import tour_generate
+    from core.models.lens import logit_lens
+    from ui import cached
+
+    revealed = take_the_tour("generate")
+    assert revealed["cold_next"] == tour_generate.MOST_PROBABLE
+    model = cached.loaded_model("smollm2")
+    ids = model.encode(tour_generate.TEXT)
+    ranks = logit_lens(model, model.run(ids)).target_ranks[:, len(ids) - 2]
+    assert int(revealed["paris_layer"]) == int(np.flatnonzero(ranks == 1)[0])
+    assert int(revealed["paris_top3"]) == int(np.flatnonzero(ranks <= 3)[0])
+
+
+def test_tampered_link_values_are_said_not_crashed():
+    at = open_page("generate", table="smollm2", temp="hot", steps="999", topp="7", seed="-1", section="nope")
+    assert_clean(at)
+    said = " ".join(texts(at.warning))
+    for name in ("temp", "steps", "topp", "seed", "section"):
+        assert f"'{name}'" in said, (name, said)
+    at = open_page("generate", table="smollm2", section="steering", coefs="1, 2, x")
+    assert_clean(at)
+    assert any("not a list of numbers" in t for t in texts(at.error))
+    at = open_page("generate", table="smollm2", prompt="word " * 200)
+    assert_clean(at)
+    assert any("at most 64" in t for t in texts(at.error))

@@ -1,0 +1,1 @@
+"""From vectors to words: the page's sections (sampling, branching, commitment, steering)."""

@@ -1,0 +1,43 @@
+"""The commitment strip: each token of a text with the first layer where the logit lens puts it
+at top-1, in the top 3, and above p = 0.5."""
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from core.generate.commitment import commitment
+from ui import cached, render, tables
+from ui.generate import common
+from ui.inside_model import computed
+
+TEXT = "The Eiffel Tower is in the city of Paris, the capital of France"
+
+
+def show_commitment(model) -> None:
+    from core.models.lens import lens_unavailable
+
+    st.markdown("The logit lens reads every layer's residual stream through the model's final norm and output "
+                "layer. For each token, the strip gives the first layer at which the position before it already "
+                "predicts it: as the top guess, in the top 3, and with probability above 0.5 (— : never).")
+    reason = lens_unavailable(model)
+    if reason:
+        render.info_box(reason)
+        return
+    ids = common.read_prompt(model, "Text", "gen_commit_text", TEXT, "ctext")
+    if ids is None or len(ids) < 2:
+        if ids is not None:
+            st.error("Give at least two tokens: the first one is predicted by nothing.")
+        return
+    lens = computed(lambda: cached.model_lens(tables.current_table_name(), ids))
+    if lens is None:
+        return
+    strip = commitment(lens, ids)
+
+    def shown(values):
+        return ["—" if v < 0 else str(int(v)) for v in values]
+    frame = pd.DataFrame([[common.piece(model, t) for t in strip.tokens], shown(strip.top1), shown(strip.top3),
+                          shown(strip.above_half)], index=["token", "top-1 from layer", "top-3 from layer",
+                                                            "p > 0.5 from layer"],
+                         columns=[str(p) for p in range(1, len(ids))])
+    render.show_frame(frame, width="stretch")
+    st.caption(f"Layer 0 is the embeddings; layer {model.layers} the model's own output.")

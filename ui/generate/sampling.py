@@ -1,0 +1,84 @@
+"""Sampling step by step: the next-token distribution, each rule in turn, a seeded draw, and a
+generation one token at a time whose every step's distribution stays on view."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from core.figures.generate import rule_bars
+from core.generate import sampling
+from core.limits import MAX_NEW_TOKENS
+from core.text import markdown_literal as md
+from ui import render, state, tables
+from ui.generate import common
+
+
+def show_sampling(model) -> None:
+    st.markdown("The model's last vector is scored against every output row; softmax turns the scores into "
+                "next-token probabilities. Each rule below keeps some tokens, zeroes the rest and divides the kept "
+                "ones by their total, so they sum to 1 again. Then one token is drawn: a uniform number u from "
+                "the seeded generator falls into one token's slice of the cumulative distribution.")
+    ids = common.read_prompt(model)
+    if ids is None:
+        return
+    config = common.read_config()
+    steps = state.keep("gen_steps", 0, query="steps", parse=state.parse_int_in(0, MAX_NEW_TOKENS))
+    c1, c2, c3 = st.columns(3)
+    if c1.button("Step: one more token", key="gen_step", disabled=steps >= MAX_NEW_TOKENS):
+        state.set_kept("gen_steps", steps + 1)
+        st.rerun()
+    if c2.button("Generate 20", key="gen_twenty", disabled=steps >= MAX_NEW_TOKENS):
+        state.set_kept("gen_steps", min(MAX_NEW_TOKENS, steps + 20))
+        st.rerun()
+    if c3.button("Start again", key="gen_reset", disabled=steps == 0):
+        state.set_kept("gen_steps", 0)
+        st.rerun()
+    try:
+        result = common.generation(tables.current_table_name(), ids, max(steps, 1), common.as_key(config))
+    except ValueError as error:
+        render.error_box(error)
+        return
+    if steps:
+        st.markdown(f"**Generated** ({steps} token{'s' if steps != 1 else ''}, seed {config.seed}), after the prompt:")
+        st.code(common.decoded(model, ids + result.tokens[:steps]), language=None, wrap_lines=True)
+    shown = 0
+    if steps:
+        shown = state.kept_widget(st.number_input, "Step whose distribution is shown (0 = the first generated token)",
+                                  "gen_show", steps - 1, query="show", parse=state.parse_int_in(0, MAX_NEW_TOKENS - 1),
+                                  min_value=0, max_value=steps - 1, step=1)
+    shown = min(int(shown), max(steps - 1, 0))
+    _show_step(model, result, shown, config)
+    if steps:
+        _show_steps_table(model, result, steps, config)
+
+
+def _show_step(model, result, step: int, config) -> None:
+    probs = result.probs(step)                                             # (V,)
+    stages = sampling.stages(probs, config)
+    top = sampling.descending(probs)[:common.SHOWN_TOKENS]
+    labels = [f"{common.piece(model, t)} ({t})" for t in top]
+    st.subheader(f"Step {step}: choosing token {step + 1} after the prompt")
+    for stage in stages:
+        st.markdown(f"**{stage.name}** — {md(stage.formula)}")
+        render.show_figure(rule_bars(labels, stage.before[top], stage.after[top], stage.kept[top], stage.cutoff,
+                                     f"{stage.name}: the {len(top)} most probable tokens before it"),
+                           key=f"gen_rule_{stage.name}", export=f"sampling-{stage.name}")
+    chosen = result.tokens[step]
+    final = stages[-1].after
+    how = ("T = 0: the top token, no draw" if config.greedy
+           else f"drawn from the final distribution, where it has p = {final[chosen]:.4f}")
+    st.markdown(f"**Chosen:** {md(common.piece(model, chosen))} (id {chosen}) — {how}.")
+
+
+def _show_steps_table(model, result, steps: int, config) -> None:
+    rows = []
+    for step in range(steps):
+        probs = result.probs(step)
+        final = sampling.final_distribution(probs, config)
+        token = result.tokens[step]
+        rows.append({"step": step, "token": common.piece(model, token), "id": token,
+                     "p (model)": float(probs[token]), "p (after the rules)": float(final[token]),
+                     "kept tokens": int(np.count_nonzero(final))})
+    st.caption("Every step's distribution is kept: choose a step with the slider above to see its bars.")
+    render.show_frame(pd.DataFrame(rows), hide_index=True)
