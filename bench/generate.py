@@ -33,7 +33,7 @@ def main() -> None:
 
     from core.generate import decoding, steering
     from core.generate.sampling import SamplingConfig
-    from core.models.pretrained import load_model
+    from core.models.loading.pretrained import load_model
 
     model = load_model("smollm2")
     ids = model.encode(PROMPT)

@@ -18,7 +18,7 @@ from core.generate.decoding import Generation, generate
 from core.generate.sampling import SamplingConfig
 from core.limits import MAX_STEERING_COEFFICIENTS, MAX_STEERING_TOKENS, STEERING_COEFFICIENT_RANGE
 from core.models.ablation import BLOCKS
-from core.models.pretrained import find_submodule
+from core.models.loading.pretrained import find_submodule
 
 
 def decoder_blocks(model):

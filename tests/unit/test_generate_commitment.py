@@ -8,7 +8,7 @@ from core.generate.commitment import commitment
 
 def test_commitment_equals_the_lens_read_directly():
     from core.models.lens import logit_lens
-    from core.models.pretrained import load_model
+    from core.models.loading.pretrained import load_model
 
     model = load_model("smollm2")
     ids = model.encode("The capital of France is Paris, and the capital of Germany is Berlin")

@@ -18,7 +18,7 @@ PROMPT = "The capital of France is"
 
 @pytest.fixture(scope="module")
 def smollm2():
-    from core.models.pretrained import load_model
+    from core.models.loading.pretrained import load_model
 
     return load_model("smollm2")
 
@@ -28,7 +28,7 @@ def tiny(tmp_path_factory):
     from tiny_models import tiny_gpt2
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    from core.models.pretrained import _wrap
+    from core.models.loading.pretrained import _wrap
 
     folder = tiny_gpt2(tmp_path_factory.mktemp("tiny_gpt2"))
     model = AutoModelForCausalLM.from_pretrained(folder, attn_implementation="eager")

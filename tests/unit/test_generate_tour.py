@@ -9,7 +9,7 @@ from core.lessons.tours import VIEW_TOURS
 
 class LensViews:
     def __init__(self):
-        from core.models.pretrained import load_model
+        from core.models.loading.pretrained import load_model
 
         self.model = load_model("smollm2")
 

@@ -6,7 +6,7 @@ import streamlit as st
 
 from core.generate.sampling import SamplingConfig
 from core.limits import MAX_NEW_TOKENS, MAX_PROMPT_TOKENS, MAX_SEED, MAX_TEXT_CHARS
-from core.models.pretrained import BUILTIN_MODELS
+from core.models.loading.pretrained import BUILTIN_MODELS
 from ui import cached, render, state, tables, widgets
 
 PROMPT = "The capital of France is"

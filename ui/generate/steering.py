@@ -9,7 +9,8 @@ import streamlit as st
 from core.figures.generate import dose_response_figure
 from core.generate.sampling import SamplingConfig
 from core.limits import MAX_STEERING_TOKENS, STEERING_COEFFICIENT_RANGE
-from ui import cached, jobs, render, state, tables
+from ui import cached, render, state, tables
+from ui.server import jobs
 from ui.generate import common
 from ui.inside_model import computed
 
@@ -20,7 +21,7 @@ NEUTRAL = ("The weather today is", "I went to the store and bought", "The meetin
 
 @st.cache_resource(show_spinner=False)
 def _shared():
-    from core.models.store import SharedResults
+    from core.models.loading.store import SharedResults
 
     return SharedResults(limit=16)
 
