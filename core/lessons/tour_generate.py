@@ -1,9 +1,5 @@
 """The tour of the From-vectors-to-words page (SmolLM2): temperature, then the layer where a word
-is decided. Answers are computed from the model's logit lens (core.lessons.view_questions.Views).
-
-TOUR is built on first access (a module __getattr__): core.lessons.tours registers it in
-VIEW_TOURS while it is itself being imported, and this module needs its Tour and TourStep, so
-neither module may import the other at its top (either may be imported first)."""
+is decided. Answers are computed from the model's logit lens (core.lessons.view_questions.Views)."""
 from __future__ import annotations
 
 import numpy as np
@@ -11,6 +7,7 @@ import numpy as np
 from core.generate.sampling import apply_temperature
 from core.lessons import view_questions as vq
 from core.lessons.questions import Reveal
+from core.lessons.tour_steps import Tour, TourStep, _view
 
 PROMPT = "The Eiffel Tower is located in the city of"
 TEXT = "The Eiffel Tower is located in the city of Paris"
@@ -54,8 +51,6 @@ def first_top3_layer(name: str, text: str, word: str):
 
 
 def _build():
-    from core.lessons.tours import Tour, TourStep, _view
-
     return Tour("From vectors to words · sampling and the layer where a word is decided (SmolLM2)", (
         TourStep("generate", "Temperature sharpens, never reorders",
                  "The model's next-token distribution after the prompt, then temperature, top-k, top-p and min-p "
@@ -74,8 +69,4 @@ def _build():
     ))
 
 
-def __getattr__(name: str):
-    if name != "TOUR":
-        raise AttributeError(name)
-    built = _build()
-    return globals().setdefault("TOUR", built)
+TOUR = _build()

@@ -2,44 +2,12 @@
 and settings, as session values) and a sentence or two of narration with the seed's numbers."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Callable
-
 from core.lessons import questions as q
 from core.lessons import step_figures as fig
 from core.lessons import view_questions as vq
 from core.lessons.questions import Question
-
-
-@dataclass(frozen=True)
-class TourStep:
-    page: str                    # the page's url path ("" is Home)
-    title: str
-    narration: str               # Markdown, written here (never a visitor's text)
-    # session values the step sets before its page opens: "keep_<key>" for URL-kept views,
-    # a widget's own key otherwise
-    view: dict = field(default_factory=dict)
-    # a section the page shows first while this step is open (the example it narrates would
-    # otherwise sit at the bottom of a long page); the page names its sections
-    focus: str = ""
-    # predict, then reveal: questions asked under the narration, answers computed from the table
-    questions: tuple[Question, ...] = ()
-    # the step's figure in the learner's notes (core.lessons.step_figures): Views -> go.Figure
-    figure: Callable | None = None
-
-
-@dataclass(frozen=True)
-class Tour:
-    title: str
-    steps: tuple[TourStep, ...]
-
-
-def _table(name: str, text: str | None = None, **extra) -> dict:
-    view = {"keep_table": name, "keep_lookup_mode": "text"}
-    if text is not None:
-        view["keep_lookup_text"] = text
-    view.update(extra)
-    return view
+from core.lessons.tour_steps import Tour, TourStep, _table, _view
+from core.lessons import tour_generate
 
 
 SEED_TOURS = {
@@ -149,11 +117,6 @@ SEED_TOURS = {
                  figure=fig.rows_of_text("seed004", "The cat is sleeping")),
     )),
 }
-
-
-def _view(question_key: str, table: str, prompt: str, answer, **how) -> Question:
-    """A question that reads a model's or a whole vocabulary's results (answered, then computed)."""
-    return Question(question_key, table, prompt, answer, reads="views", **how)
 
 
 LENS_TEXT = "The Eiffel Tower is located in the city of Paris"
@@ -289,6 +252,6 @@ VIEW_TOURS = {
                  "the model.",
                  _table("smollm2", keep_why_method="massive")),
     )),
-    "generate": __import__("core.lessons.tour_generate", fromlist=["TOUR"]).TOUR,   # its own module
+    "generate": tour_generate.TOUR,          # each new tour in its own module (core/lessons/tour_*.py)
 }
 TOURS = {**SEED_TOURS, **VIEW_TOURS}       # the sidebar lists them in this order
