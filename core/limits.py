@@ -87,3 +87,7 @@ MAX_AXIS_WORDS = 20                 # words on one end of a semantic axis
 MAX_ANALOGY_ANSWERS = 50
 MAX_COMPARED_TOKENS = 2_000         # tokens whose neighbour lists are compared between two tables
 MAP_TIME_LIMIT_S = 600              # a map running longer is stopped (50,000 points: README's benchmark table)
+
+# ---- context & position (issue 36)
+MAX_CONTEXT_SENTENCES = 24          # a visitor's own sentences for one word (one model pass each)
+MAX_CONTEXT_SENTENCE_CHARS = 200    # one such sentence

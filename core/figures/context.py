@@ -1,0 +1,42 @@
+"""Figures of the Context & position page: arrays in, go.Figure out."""
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+
+
+def contextuality_lines(result, title: str) -> go.Figure:
+    """Per-layer measures, raw and minus the layer's anisotropy baseline."""
+    layers = np.arange(result.layers)
+    fig = go.Figure()
+    series = [("self-similarity", result.self_similarity, result.baseline_cosine),
+              ("intra-sentence similarity", result.intra_similarity, result.baseline_cosine),
+              ("max explainable variance", result.mev, result.baseline_mev)]
+    for name, raw, base in series:
+        fig.add_trace(go.Scatter(x=layers, y=raw, mode="lines+markers", name=name))
+        fig.add_trace(go.Scatter(x=layers, y=raw - base, mode="lines+markers", name=f"{name} − baseline",
+                                 line={"dash": "dot"}))
+    fig.add_trace(go.Scatter(x=layers, y=result.baseline_cosine, mode="lines", name="baseline: random pairs' cosine",
+                             line={"color": "grey"}))
+    fig.update_layout(title=title, xaxis_title="layer (0 = embeddings)", yaxis_title="value", height=420)
+    return fig
+
+
+def separation_line(separation: np.ndarray, title: str) -> go.Figure:
+    fig = go.Figure(go.Bar(x=np.arange(len(separation)), y=separation))
+    fig.update_layout(title=title, xaxis_title="layer (0 = embeddings)",
+                      yaxis_title="leave-one-out accuracy", yaxis_range=[0, 1.05], height=320)
+    return fig
+
+
+def sense_map(coords: np.ndarray, senses: tuple[str, ...], sentences: tuple[str, ...], title: str) -> go.Figure:
+    """coords (n, 2) coloured by sense; hover shows the sentence (as data, not a template)."""
+    fig = go.Figure()
+    labels = np.array(senses)
+    for sense in sorted(set(senses)):
+        mask = labels == sense
+        fig.add_trace(go.Scatter(x=coords[mask, 0], y=coords[mask, 1] if coords.shape[1] > 1 else np.zeros(mask.sum()),
+                                 mode="markers", name=sense, marker={"size": 11},
+                                 text=[s for s, m in zip(sentences, mask) if m], hoverinfo="text"))
+    fig.update_layout(title=title, xaxis_title="PC 1", yaxis_title="PC 2", height=420)
+    return fig
