@@ -3,9 +3,10 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui.context import contextual
+from ui.context import contextual, induction
 
 st.title("🧩 Context & position")
 st.markdown("An embedding row is one vector per id; the layers turn it into a vector for **this** use of "
             "the word. Here that change is measured inside MiniLM and SmolLM2.")
-contextual.show_contextuality()
+model_name = contextual.show_contextuality()
+induction.show_induction(model_name)

@@ -40,3 +40,21 @@ def sense_map(coords: np.ndarray, senses: tuple[str, ...], sentences: tuple[str,
                                  text=[s for s, m in zip(sentences, mask) if m], hoverinfo="text"))
     fig.update_layout(title=title, xaxis_title="PC 1", yaxis_title="PC 2", height=420)
     return fig
+
+
+def heads_heatmap(scores: np.ndarray, title: str) -> go.Figure:
+    """scores (L, H) -> a layer × head heatmap."""
+    fig = go.Figure(go.Heatmap(z=scores, x=[f"H{h}" for h in range(scores.shape[1])],
+                               y=[f"L{layer}" for layer in range(scores.shape[0])], colorscale="Viridis",
+                               zmin=0, zmax=1))
+    fig.update_layout(title=title, xaxis_title="head", yaxis_title="layer", height=520)
+    return fig
+
+
+def loss_by_position(losses: np.ndarray, length: int, title: str) -> go.Figure:
+    """losses (2n-1,) with the boundary between the two copies marked."""
+    fig = go.Figure(go.Scatter(x=np.arange(1, len(losses) + 1), y=losses, mode="lines+markers", name="loss"))
+    fig.add_vline(x=length, line_dash="dash", annotation_text="second copy starts")
+    fig.update_layout(title=title, xaxis_title="position of the predicted token", yaxis_title="loss (nats)",
+                      height=360)
+    return fig

@@ -32,3 +32,18 @@ def test_own_sentences_missing_the_word_give_a_message_not_a_traceback():
     at.button[0].click().run()
     assert_clean(at)
     assert len(at.get("plotly_chart")) == 3
+
+
+def test_induction_says_causal_only_for_minilm_and_runs_on_smollm2_behind_a_button():
+    at = open_page("context")
+    assert any("causal models only" in i for i in texts(at.info))
+    at.radio(key="ctx_model").set_value("smollm2").run()
+    assert_clean(at)
+    assert any("only the tokens **before**" in i or "before" in i for i in texts(at.info))
+    charts = len(at.get("plotly_chart"))
+    at.button(key="ctx_induction_run").click().run()
+    assert_clean(at)
+    assert len(at.get("plotly_chart")) == charts + 3
+    first, second = (float(m.value.split()[0]) for m in at.metric[:2])
+    assert second < first
+    assert any("Strongest induction heads" in m for m in texts(at.markdown))

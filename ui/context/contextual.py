@@ -64,7 +64,8 @@ def best_layer(result: cx.Contextuality) -> int | None:
     return int(np.nanargmax(result.separation))
 
 
-def show_contextuality() -> None:
+def show_contextuality() -> str:
+    """The view; returns the chosen model's name."""
     st.header("How contextual are the vectors?")
     st.markdown("Ethayarajh (2019) asks how much a word's vector changes with its sentence. For one word in "
                 "many sentences, at every layer: **self-similarity** (mean cosine of the word's vectors in "
@@ -76,13 +77,13 @@ def show_contextuality() -> None:
     st.info(SEES[model_name])
     chosen = choose_inputs()
     if chosen is None:
-        return
+        return model_name
     word, sentences, senses = chosen
     try:
         result = measures(model_name, word, sentences, senses)
     except ValueError as error:
         st.error(f"Not measured: {error}.")
-        return
+        return model_name
     st.caption(f"Baseline: {result.pairs:,} random token pairs from different sentences of this set "
                f"(seed {cx.BASELINE_SEED}); MEV baseline: {len(sentences)} random tokens' vectors. "
                "The word's vector is the mean of its pieces.")
@@ -99,3 +100,4 @@ def show_contextuality() -> None:
     render.show_figure(sense_map(coords, senses, sentences,
                                  f"{word!r} at layer {layer}: PCA of its {len(sentences)} vectors "
                                  f"({ratio.sum():.0%} of their variance)"), key="ctx_map")
+    return model_name
