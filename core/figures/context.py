@@ -58,3 +58,25 @@ def loss_by_position(losses: np.ndarray, length: int, title: str) -> go.Figure:
     fig.update_layout(title=title, xaxis_title="position of the predicted token", yaxis_title="loss (nats)",
                       height=360)
     return fig
+
+
+def position_curve(coords: np.ndarray, title: str) -> go.Figure:
+    """coords (P, 2): PCA of a position table, coloured by position."""
+    fig = go.Figure(go.Scatter(x=coords[:, 0], y=coords[:, 1], mode="lines+markers",
+                               marker={"color": np.arange(len(coords)), "colorscale": "Viridis", "size": 4,
+                                       "colorbar": {"title": "position"}}))
+    fig.update_layout(title=title, xaxis_title="PC 1", yaxis_title="PC 2", height=380)
+    return fig
+
+
+def cosine_heatmap(cosines: np.ndarray, title: str) -> go.Figure:
+    fig = go.Figure(go.Heatmap(z=cosines, zmin=-1, zmax=1, colorscale="RdBu", reversescale=True))
+    fig.update_layout(title=title, xaxis_title="position", yaxis_title="position", height=380)
+    return fig
+
+
+def lines(series: dict, title: str, x_title: str, y_title: str) -> go.Figure:
+    """name -> (x, y) lines."""
+    fig = go.Figure([go.Scatter(x=x, y=y, mode="lines", name=name) for name, (x, y) in series.items()])
+    fig.update_layout(title=title, xaxis_title=x_title, yaxis_title=y_title, height=340)
+    return fig

@@ -31,7 +31,8 @@ def test_own_sentences_missing_the_word_give_a_message_not_a_traceback():
     at.text_area[0].input("river: the bank was wet\nriver: a grassy bank\nmoney: the bank was shut\nmoney: a bank loan")
     at.button[0].click().run()
     assert_clean(at)
-    assert len(at.get("plotly_chart")) == 3
+    assert any("PCA of its 4 vectors" in figure(at, i)["layout"]["title"]["text"]
+               for i in range(len(at.get("plotly_chart"))))
 
 
 def test_induction_says_causal_only_for_minilm_and_runs_on_smollm2_behind_a_button():
@@ -43,7 +44,16 @@ def test_induction_says_causal_only_for_minilm_and_runs_on_smollm2_behind_a_butt
     charts = len(at.get("plotly_chart"))
     at.button(key="ctx_induction_run").click().run()
     assert_clean(at)
-    assert len(at.get("plotly_chart")) == charts + 3
+    assert len(at.get("plotly_chart")) == charts + 3   # rotary chart was there before the click
     first, second = (float(m.value.split()[0]) for m in at.metric[:2])
     assert second < first
     assert any("Strongest induction heads" in m for m in texts(at.markdown))
+
+
+def test_positions_show_minilms_learned_table_beside_the_sinusoidal_one():
+    at = open_page("context")
+    assert_clean(at)
+    titles = [figure(at, i)["layout"]["title"]["text"] for i in range(len(at.get("plotly_chart")))]
+    assert "learned: PCA of the positions" in titles and "sinusoidal: PCA of the positions" in titles
+    norms = figure(at, titles.index("Norm of each position's row"))
+    assert len(plotly_array(norms["data"][0]["y"])) == 128
