@@ -99,3 +99,6 @@ STEERING_COEFFICIENT_RANGE = (-20.0, 20.0)   # × the direction added to the res
 MAX_STEERING_COEFFICIENTS = 5       # coefficients generated side by side / on the dose-response plot
 MAX_STEERING_TOKENS = 30            # tokens generated per coefficient
 MAX_SEED = 2 ** 31 - 1
+# ---- context & position (issue 36)
+MAX_CONTEXT_SENTENCES = 24          # a visitor's own sentences for one word (one model pass each)
+MAX_CONTEXT_SENTENCE_CHARS = 200    # one such sentence

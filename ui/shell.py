@@ -29,6 +29,7 @@ def pages() -> list:
         st.Page("app_pages/attention.py", title="Attention", icon="🎯", url_path="attention"),
         st.Page("app_pages/models.py", title="Model attention", icon="🧠", url_path="models"),
         st.Page("app_pages/why.py", title="Why this prediction", icon="🔍", url_path="why"),
+        st.Page("app_pages/context.py", title="Context & position", icon="🧩", url_path="context"),
         st.Page("app_pages/generate.py", title="From vectors to words", icon="🎲", url_path="generate"),
         st.Page("app_pages/training.py", title="Training", icon="🏋️", url_path="training"),
         st.Page("app_pages/hidden.py", title="Hidden in the table", icon="🐟", url_path="hidden"),

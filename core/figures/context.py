@@ -1,0 +1,82 @@
+"""Figures of the Context & position page: arrays in, go.Figure out."""
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+
+
+def contextuality_lines(result, title: str) -> go.Figure:
+    """Per-layer measures, raw and minus the layer's anisotropy baseline."""
+    layers = np.arange(result.layers)
+    fig = go.Figure()
+    series = [("self-similarity", result.self_similarity, result.baseline_cosine),
+              ("intra-sentence similarity", result.intra_similarity, result.baseline_cosine),
+              ("max explainable variance", result.mev, result.baseline_mev)]
+    for name, raw, base in series:
+        fig.add_trace(go.Scatter(x=layers, y=raw, mode="lines+markers", name=name))
+        fig.add_trace(go.Scatter(x=layers, y=raw - base, mode="lines+markers", name=f"{name} − baseline",
+                                 line={"dash": "dot"}))
+    fig.add_trace(go.Scatter(x=layers, y=result.baseline_cosine, mode="lines", name="baseline: random pairs' cosine",
+                             line={"color": "grey"}))
+    fig.update_layout(title=title, xaxis_title="layer (0 = embeddings)", yaxis_title="value", height=420)
+    return fig
+
+
+def separation_line(separation: np.ndarray, title: str) -> go.Figure:
+    fig = go.Figure(go.Bar(x=np.arange(len(separation)), y=separation))
+    fig.update_layout(title=title, xaxis_title="layer (0 = embeddings)",
+                      yaxis_title="leave-one-out accuracy", yaxis_range=[0, 1.05], height=320)
+    return fig
+
+
+def sense_map(coords: np.ndarray, senses: tuple[str, ...], sentences: tuple[str, ...], title: str) -> go.Figure:
+    """coords (n, 2) coloured by sense; hover shows the sentence (as data, not a template)."""
+    fig = go.Figure()
+    labels = np.array(senses)
+    for sense in sorted(set(senses)):
+        mask = labels == sense
+        fig.add_trace(go.Scatter(x=coords[mask, 0], y=coords[mask, 1] if coords.shape[1] > 1 else np.zeros(mask.sum()),
+                                 mode="markers", name=sense, marker={"size": 11},
+                                 text=[s for s, m in zip(sentences, mask) if m], hoverinfo="text"))
+    fig.update_layout(title=title, xaxis_title="PC 1", yaxis_title="PC 2", height=420)
+    return fig
+
+
+def heads_heatmap(scores: np.ndarray, title: str) -> go.Figure:
+    """scores (L, H) -> a layer × head heatmap."""
+    fig = go.Figure(go.Heatmap(z=scores, x=[f"H{h}" for h in range(scores.shape[1])],
+                               y=[f"L{layer}" for layer in range(scores.shape[0])], colorscale="Viridis",
+                               zmin=0, zmax=1))
+    fig.update_layout(title=title, xaxis_title="head", yaxis_title="layer", height=520)
+    return fig
+
+
+def loss_by_position(losses: np.ndarray, length: int, title: str) -> go.Figure:
+    """losses (2n-1,) with the boundary between the two copies marked."""
+    fig = go.Figure(go.Scatter(x=np.arange(1, len(losses) + 1), y=losses, mode="lines+markers", name="loss"))
+    fig.add_vline(x=length, line_dash="dash", annotation_text="second copy starts")
+    fig.update_layout(title=title, xaxis_title="position of the predicted token", yaxis_title="loss (nats)",
+                      height=360)
+    return fig
+
+
+def position_curve(coords: np.ndarray, title: str) -> go.Figure:
+    """coords (P, 2): PCA of a position table, coloured by position."""
+    fig = go.Figure(go.Scatter(x=coords[:, 0], y=coords[:, 1], mode="lines+markers",
+                               marker={"color": np.arange(len(coords)), "colorscale": "Viridis", "size": 4,
+                                       "colorbar": {"title": "position"}}))
+    fig.update_layout(title=title, xaxis_title="PC 1", yaxis_title="PC 2", height=380)
+    return fig
+
+
+def cosine_heatmap(cosines: np.ndarray, title: str) -> go.Figure:
+    fig = go.Figure(go.Heatmap(z=cosines, zmin=-1, zmax=1, colorscale="RdBu", reversescale=True))
+    fig.update_layout(title=title, xaxis_title="position", yaxis_title="position", height=380)
+    return fig
+
+
+def lines(series: dict, title: str, x_title: str, y_title: str) -> go.Figure:
+    """name -> (x, y) lines."""
+    fig = go.Figure([go.Scatter(x=x, y=y, mode="lines", name=name) for name, (x, y) in series.items()])
+    fig.update_layout(title=title, xaxis_title=x_title, yaxis_title=y_title, height=340)
+    return fig

@@ -1,0 +1,59 @@
+"""Context & position: the contextuality view on MiniLM (built-in set, layer slider, own sentences)."""
+from __future__ import annotations
+
+import numpy as np
+from helpers import assert_clean, figure, open_page, plotly_array, texts
+
+
+def test_bank_on_minilm_shows_measures_map_and_best_layer():
+    at = open_page("context")
+    assert_clean(at)
+    assert any("whole sentence" in i for i in texts(at.info))
+    titles = [figure(at, i)["layout"]["title"]["text"] for i in range(len(at.get("plotly_chart")))]
+    assert any("per layer" in t for t in titles) and any("PCA" in t for t in titles)
+    separation = plotly_array(figure(at, 1)["data"][0]["y"])
+    best = int(np.nanargmax(separation))
+    assert any(f"layer {best}**" in m for m in texts(at.markdown))
+    assert at.slider(key="ctx_layer").value == best
+    at.slider(key="ctx_layer").set_value(0).run()
+    assert_clean(at)
+    assert "layer 0" in figure(at, 2)["layout"]["title"]["text"]
+
+
+def test_own_sentences_missing_the_word_give_a_message_not_a_traceback():
+    at = open_page("context")
+    at.radio(key="ctx_set").set_value("your own").run()
+    assert_clean(at)
+    at.text_area[0].input("river: the bank was wet\nmoney: no word here")
+    at.button[0].click().run()
+    assert_clean(at)
+    assert any("does not contain" in e for e in texts(at.error))
+    at.text_area[0].input("river: the bank was wet\nriver: a grassy bank\nmoney: the bank was shut\nmoney: a bank loan")
+    at.button[0].click().run()
+    assert_clean(at)
+    assert any("PCA of its 4 vectors" in figure(at, i)["layout"]["title"]["text"]
+               for i in range(len(at.get("plotly_chart"))))
+
+
+def test_induction_says_causal_only_for_minilm_and_runs_on_smollm2_behind_a_button():
+    at = open_page("context")
+    assert any("causal models only" in i for i in texts(at.info))
+    at.radio(key="ctx_model").set_value("smollm2").run()
+    assert_clean(at)
+    assert any("only the tokens **before**" in i or "before" in i for i in texts(at.info))
+    charts = len(at.get("plotly_chart"))
+    at.button(key="ctx_induction_run").click().run()
+    assert_clean(at)
+    assert len(at.get("plotly_chart")) == charts + 3   # rotary chart was there before the click
+    first, second = (float(m.value.split()[0]) for m in at.metric[:2])
+    assert second < first
+    assert any("Strongest induction heads" in m for m in texts(at.markdown))
+
+
+def test_positions_show_minilms_learned_table_beside_the_sinusoidal_one():
+    at = open_page("context")
+    assert_clean(at)
+    titles = [figure(at, i)["layout"]["title"]["text"] for i in range(len(at.get("plotly_chart")))]
+    assert "learned: PCA of the positions" in titles and "sinusoidal: PCA of the positions" in titles
+    norms = figure(at, titles.index("Norm of each position's row"))
+    assert len(plotly_array(norms["data"][0]["y"])) == 128

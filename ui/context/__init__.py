@@ -1,0 +1,1 @@
+"""Widgets and caches of the Context & position page."""

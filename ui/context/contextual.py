@@ -1,0 +1,103 @@
+"""How contextual: one run per sentence (ui.cached.model_run, shared), measures cached per
+(model, word, sentences). Nothing cached here draws."""
+from __future__ import annotations
+
+import numpy as np
+import streamlit as st
+
+from core.context import contextuality as cx
+from core.context.sentence_sets import BUILTIN_SETS
+from core.figures.context import contextuality_lines, sense_map, separation_line
+from core.limits import MAX_CONTEXT_SENTENCE_CHARS, MAX_CONTEXT_SENTENCES
+from ui import cached, render
+
+MODELS = {"minilm": "MiniLM-L6 (bidirectional)", "smollm2": "SmolLM2-135M (causal)"}
+SEES = {"minilm": "MiniLM reads the whole sentence at once: every token's vector has seen the words "
+                  "before **and after** it.",
+        "smollm2": "SmolLM2 is causal: a token's vector has seen only the tokens **before** it, so a sense "
+                   "signalled later in the sentence cannot reach the word."}
+
+
+@st.cache_data(show_spinner="Running the model over every sentence…", max_entries=32)
+def measures(model_name: str, word: str, sentences: tuple[str, ...], senses: tuple[str, ...]) -> cx.Contextuality:
+    model = cached.loaded_model(model_name)
+    states, positions, content = [], [], []
+    for sentence in sentences:
+        ids, at, mask = cx.encode_sentence(model.tokenizer, sentence, word)
+        states.append(cached.model_run(model_name, ids).hidden_states)
+        positions.append(at)
+        content.append(mask)
+    return cx.contextuality(states, positions, content, senses)
+
+
+def _own_sentences(word_default: str):
+    with st.form("ctx_own"):
+        word = st.text_input("Word", value=word_default, max_chars=40)
+        text = st.text_area(f"Your sentences, one a line, each as `sense: sentence` "
+                            f"(at most {MAX_CONTEXT_SENTENCES}, {MAX_CONTEXT_SENTENCE_CHARS} characters each)")
+        st.form_submit_button("Measure my sentences")
+    return word.strip(), text
+
+
+def choose_inputs():
+    """(word, sentences, senses) of a built-in set or the visitor's own, or None with a message shown."""
+    source = st.radio("Sentences", list(BUILTIN_SETS) + ["your own"], horizontal=True, key="ctx_set")
+    if source != "your own":
+        chosen = BUILTIN_SETS[source]
+        return chosen.word, chosen.sentences, chosen.senses
+    word, text = _own_sentences("bank")
+    if not text.strip():
+        st.info("Type at least two sentences that use the word, then press the button.")
+        return None
+    try:
+        sentences, senses = cx.parse_own_sentences(text, word, MAX_CONTEXT_SENTENCES, MAX_CONTEXT_SENTENCE_CHARS)
+    except ValueError as error:
+        st.error(f"Those sentences were not measured: {error}.")
+        return None
+    return word, sentences, senses
+
+
+def best_layer(result: cx.Contextuality) -> int | None:
+    """The layer whose senses separate best (ties: the earliest layer)."""
+    if np.all(np.isnan(result.separation)):
+        return None
+    return int(np.nanargmax(result.separation))
+
+
+def show_contextuality() -> str:
+    """The view; returns the chosen model's name."""
+    st.header("How contextual are the vectors?")
+    st.markdown("Ethayarajh (2019) asks how much a word's vector changes with its sentence. For one word in "
+                "many sentences, at every layer: **self-similarity** (mean cosine of the word's vectors in "
+                "different sentences), **intra-sentence similarity** (mean cosine of a sentence's tokens with "
+                "the sentence's mean) and the **maximum explainable variance** (the share of the word's "
+                "vectors' energy one static vector, their first principal direction, explains). Each is also "
+                "shown minus the layer's **anisotropy baseline**: random tokens' vectors at that layer.")
+    model_name = st.radio("Model", list(MODELS), format_func=MODELS.get, horizontal=True, key="ctx_model")
+    st.info(SEES[model_name])
+    chosen = choose_inputs()
+    if chosen is None:
+        return model_name
+    word, sentences, senses = chosen
+    try:
+        result = measures(model_name, word, sentences, senses)
+    except ValueError as error:
+        st.error(f"Not measured: {error}.")
+        return model_name
+    st.caption(f"Baseline: {result.pairs:,} random token pairs from different sentences of this set "
+               f"(seed {cx.BASELINE_SEED}); MEV baseline: {len(sentences)} random tokens' vectors. "
+               "The word's vector is the mean of its pieces.")
+    render.show_figure(contextuality_lines(result, f"{word!r} in {len(sentences)} sentences, per layer"),
+                       key="ctx_lines")
+    render.show_figure(separation_line(result.separation, "How well the senses separate (nearest centroid, "
+                                       "leave one out)"), key="ctx_separation")
+    best = best_layer(result)
+    if best is not None:
+        st.markdown(f"The senses separate best at **layer {best}** "
+                    f"({result.separation[best]:.0%} of sentences nearest their own sense).")
+    layer = st.slider("Layer of the map", 0, result.layers - 1, best or 0, key="ctx_layer")
+    coords, ratio = cx.pca_2d(result.word_vectors[layer])
+    render.show_figure(sense_map(coords, senses, sentences,
+                                 f"{word!r} at layer {layer}: PCA of its {len(sentences)} vectors "
+                                 f"({ratio.sum():.0%} of their variance)"), key="ctx_map")
+    return model_name
