@@ -19,7 +19,7 @@ def minilm_states():
     import torch
     from transformers import AutoModel, AutoTokenizer
 
-    from core.models.pretrained import minilm_dir
+    from core.models.loading.pretrained import minilm_dir
 
     tokenizer = AutoTokenizer.from_pretrained(minilm_dir(), local_files_only=True)
     model = AutoModel.from_pretrained(minilm_dir(), local_files_only=True).eval()
@@ -39,7 +39,7 @@ def minilm_states():
 def test_word_positions_match_the_tokenizer(minilm_states):
     from transformers import AutoTokenizer
 
-    from core.models.pretrained import minilm_dir
+    from core.models.loading.pretrained import minilm_dir
 
     states, positions, content, chosen = minilm_states
     tokenizer = AutoTokenizer.from_pretrained(minilm_dir(), local_files_only=True)

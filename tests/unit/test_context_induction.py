@@ -14,7 +14,7 @@ LENGTH = 20
 def smollm2_outputs():
     import torch
 
-    from core.models.pretrained import load_model
+    from core.models.loading.pretrained import load_model
 
     model = load_model("smollm2")
     ids = ind.repeated_tokens(model.table.vocab_size, LENGTH)

@@ -27,7 +27,7 @@ def test_position_cosines_match_scikit_learn():
 def test_rope_angles_match_smollm2s_rotary_module():
     import torch
 
-    from core.models.pretrained import load_model
+    from core.models.loading.pretrained import load_model
 
     model = load_model("smollm2")
     config = model.model.config

@@ -1,4 +1,4 @@
-"""Induction heads on the Context & position page: the run behind a button (ui.jobs.offer),
+"""Induction heads on the Context & position page: the run behind a button (ui.server.jobs.offer),
 its result shared by every session."""
 from __future__ import annotations
 
@@ -6,12 +6,13 @@ import streamlit as st
 
 from core.context import induction as ind
 from core.figures.context import heads_heatmap, loss_by_position
-from ui import cached, jobs, render
+from ui import cached, render
+from ui.server import jobs
 
 
 @st.cache_resource(show_spinner=False)
 def shared_results():
-    from core.models.store import SharedResults
+    from core.models.loading.store import SharedResults
 
     return SharedResults(limit=8)
 
