@@ -87,3 +87,13 @@ MAX_AXIS_WORDS = 20                 # words on one end of a semantic axis
 MAX_ANALOGY_ANSWERS = 50
 MAX_COMPARED_TOKENS = 2_000         # tokens whose neighbour lists are compared between two tables
 MAP_TIME_LIMIT_S = 600              # a map running longer is stopped (50,000 points: README's benchmark table)
+
+# ---- map quality: hubness, each point's faithfulness, clusters' stability (issue 38)
+HUBNESS_KS = (5, 10, 50)            # the k of k-occurrence N_k offered; the search keeps max(HUBNESS_KS) neighbours
+HUBNESS_EXACT_ROWS = 60_000         # tables up to this many rows get exact hubness (SmolLM2: 49,152)
+HUBNESS_SAMPLE_ROWS = 20_000        # a larger table (GloVe: 400,000) is measured on a seeded sample of this many
+HUBNESS_DIRECT_ROWS = 5_000         # up to this many rows hubness is computed at once, without the heavy-job button
+HUBS_LISTED = 20                    # top hubs listed
+CSLS_K = 10                         # CSLS's neighbourhood size (Conneau et al. 2018 use 10)
+FAITHFUL_K = 10                     # each point's k true neighbours checked on the map
+WORST_KEPT_LISTED = 20              # worst-kept tokens listed
