@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from core import order
+from core.blocks import float32_blocks
 from core.map_quality.hubness import TOL, NeighbourLists
 
 
@@ -31,14 +32,26 @@ def mean_similarity(lists: NeighbourLists, k: int) -> np.ndarray:
     return lists.similarities[:, :k].astype(np.float64).mean(axis=1)
 
 
-def rerank(unit: np.ndarray, row: int, r: np.ndarray, k: int, hubs: np.ndarray) -> Reranked:
-    """unit (V, d) unit rows, the query `row`, r (V,), hubs (V,) bool -> both top-k lists of `row`
-    (core.order's tie rule; the query itself excluded)."""
-    cosines = (unit @ unit[row]).astype(np.float32)                    # (V, d) @ (d,) -> (V,)
+def cosines_to(weight: np.ndarray, row: int) -> np.ndarray:
+    """(V, d) any float dtype -> (V,) float32 cosine of every row with `row` (zero rows: 0), block by block."""
+    query = np.asarray(weight[row], dtype=np.float32)
+    query = query / max(float(np.linalg.norm(query)), 1e-30)
+    cosines = np.empty(len(weight), dtype=np.float32)
+    for start, block in float32_blocks(weight):
+        norms = np.linalg.norm(block, axis=1)
+        products = block @ query                                       # (b, d) @ (d,) -> (b,)
+        cosines[start:start + len(block)] = np.divide(products, norms, out=np.zeros_like(products), where=norms > 0)
+    return cosines
+
+
+def rerank(cosines: np.ndarray, row: int, r: np.ndarray, k: int, hubs: np.ndarray) -> Reranked:
+    """cosines (V,) of the query `row` with every row (cosines_to), r (V,), hubs (V,) bool -> both
+    top-k lists of `row` (core.order's tie rule; the query itself excluded)."""
+    cosines = np.array(cosines, dtype=np.float32)
     cosines[row] = -np.inf
     scores = (2.0 * cosines - r[row] - r).astype(np.float32)          # (V,)
     scores[row] = -np.inf
-    k = min(int(k), len(unit) - 1)
+    k = min(int(k), len(cosines) - 1)
     before = order.top_k(cosines, k, descending=True, tol=TOL)
     after = order.top_k(scores, k, descending=True, tol=2 * TOL)
     return Reranked(before, after, cosines, scores, int(hubs[before].sum()), int(hubs[after].sum()))

@@ -29,7 +29,7 @@ class NeighbourLists:
 class Hubness:
     k: int
     counts: np.ndarray         # (V,) int64: N_k of each row (over `rows` of NeighbourLists)
-    skewness: float            # the (biased) sample skewness of counts, scipy.stats.skew's default
+    skewness: float            # the (biased) sample skewness of counts, scipy.stats.skew's default (NaN: all equal)
     top_share: float           # share of all V × k neighbour slots held by the top 1 % of rows
     top_rows: int              # how many rows that 1 % is (at least 1)
 
@@ -81,11 +81,12 @@ def hubness(lists: NeighbourLists, k: int) -> Hubness:
 
 
 def skewness(values: np.ndarray) -> float:
-    """(n,) -> m3 / m2^1.5 with the central moments m_j = mean((x − mean)^j); 0 when m2 is 0."""
+    """(n,) -> m3 / m2^1.5 with the central moments m_j = mean((x − mean)^j); NaN when every value is
+    equal (m2 = 0: no spread to be skewed, as scipy.stats.skew says)."""
     values = np.asarray(values, dtype=np.float64)
     centred = values - values.mean()
     m2, m3 = np.mean(centred ** 2), np.mean(centred ** 3)
-    return float(m3 / m2 ** 1.5) if m2 > 0 else 0.0
+    return float(m3 / m2 ** 1.5) if m2 > 0 else float("nan")
 
 
 def top_hubs(counts: np.ndarray, ids: np.ndarray, limit: int) -> np.ndarray:

@@ -78,9 +78,8 @@ def test_csls_against_its_definition():
     r_reference = np.sort(cos, axis=1)[:, ::-1][:, :10].mean(axis=1)   # mean cosine to own 10 nearest
     assert np.allclose(r, r_reference, atol=1e-6)
     hubs = csls.hub_mask(hubness.hubness(lists, 10).counts)
-    unit = hubness.unit_rows(weight)
     for row in (0, 17, 399):
-        got = csls.rerank(unit, row, r, 8, hubs)
+        got = csls.rerank(csls.cosines_to(weight, row), row, r, 8, hubs)
         scores = 2 * cos[row] - r_reference[row] - r_reference          # CSLS(x, y) = 2cos − r(x) − r(y)
         scores[row] = -np.inf
         assert list(got.after) == list(np.argsort(-scores, kind="stable")[:8])
