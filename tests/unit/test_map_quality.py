@@ -120,3 +120,54 @@ def test_k_occurrence_over_the_whole_of_minilm():
     assert found.skewness == pytest.approx(stats.skew(found.counts), rel=1e-9)
     full = np.bincount(reference[:, :k].ravel(), minlength=n)
     assert found.skewness == pytest.approx(stats.skew(full), abs=0.05)
+
+
+def test_per_point_recall_vs_brute_force():
+    from core.map_quality import faithfulness
+
+    rng = np.random.default_rng(5)
+    weight = rng.normal(size=(400, 20)).astype(np.float32)
+    points = np.sort(rng.choice(400, 150, replace=False))
+    embedded = rng.normal(size=(150, 2))
+    k = 7
+    for whole in (False, True):
+        got = faithfulness.faithfulness(weight, points, embedded, k, whole_table=whole)
+        candidates = np.arange(400) if whole else points
+        unit = weight.astype(np.float64) / np.linalg.norm(weight.astype(np.float64), axis=1, keepdims=True)
+        for i, row in enumerate(points):
+            sims = unit[candidates] @ unit[row]
+            sims[candidates == row] = -np.inf
+            true = set(candidates[np.argsort(-sims, kind="stable")[:k]])
+            distances = np.linalg.norm(embedded - embedded[i], axis=1)
+            distances[i] = np.inf
+            on_map = set(points[np.argsort(distances, kind="stable")[:k]])
+            assert got.kept[i] == pytest.approx(len(true & on_map) / k)
+            assert got.on_map[i] == pytest.approx(len(true & set(points)) / k)
+        if not whole:
+            assert np.all(got.on_map == 1.0)
+
+
+def test_mean_kept_and_sklearn_trustworthiness_agree():
+    """Both are 1 on a perfect map and fall together as more of the map is shuffled."""
+    from sklearn.manifold import trustworthiness
+
+    from core.map_quality import faithfulness
+
+    rng = np.random.default_rng(6)
+    steps = rng.uniform(0.5, 1.5, 120)             # spaced points: no cosine ties at float32 precision
+    angles = 2 * np.pi * np.cumsum(steps) / steps.sum()
+    plane = np.stack([np.cos(angles), np.sin(angles)], axis=1)          # unit vectors: cosine = map order
+    weight = np.concatenate([plane, np.zeros((120, 3))], axis=1).astype(np.float32)
+    points, k = np.arange(120), 8
+    means, trusts = [], []
+    for shuffled in (0, 12, 40, 120):
+        embedded = plane.copy()
+        moved = rng.choice(120, shuffled, replace=False)
+        embedded[moved] = embedded[rng.permutation(moved)]
+        got = faithfulness.faithfulness(weight, points, embedded, k, whole_table=True)
+        means.append(got.kept.mean())
+        trusts.append(trustworthiness(weight, embedded, n_neighbors=k, metric="cosine"))
+    # the perfect map: 1 for both, up to one neighbour slot in 960 whose 8th and 9th cosines tie at float32
+    assert means[0] == pytest.approx(1.0, abs=2 / 960) and trusts[0] == pytest.approx(1.0, abs=1e-3)
+    assert all(a > b for a, b in zip(means, means[1:])) and all(a > b for a, b in zip(trusts, trusts[1:]))
+    assert means[-1] < 0.25 and trusts[-1] < 0.65                         # a random map: ~k/n and ~0.5
