@@ -31,6 +31,7 @@ from core.maps import (
 )
 from core.pieces import TOKEN_KINDS
 from ui import cached, chosen, jobs, map_clusters, render, state, tables
+from ui.map_quality.faithfulness import faithfulness_section
 
 table = tables.active_table()
 st.title("🗺️ Maps: PCA, t-SNE and UMAP")
@@ -262,6 +263,8 @@ def show_map(points: np.ndarray, settings: MapSettings, rows: list[int], searche
                        key="maps_csv")
     if clusters is not None:
         show_clusters(points, tokens, labels, clusters, chosen_cluster, properties)
+    trust = None if named.method == "PCA" else getattr(stored_map(points, named), "trust", None)
+    faithfulness_section(table, points, coords, named, trust, searched)
 
 
 def describe_clusters(settings) -> str:

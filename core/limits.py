@@ -97,3 +97,4 @@ HUBS_LISTED = 20                    # top hubs listed
 CSLS_K = 10                         # CSLS's neighbourhood size (Conneau et al. 2018 use 10)
 FAITHFUL_K = 10                     # each point's k true neighbours checked on the map
 WORST_KEPT_LISTED = 20              # worst-kept tokens listed
+FAITHFUL_DIRECT_CELLS = 200_000_000   # points × candidate rows searched at once; more goes behind a heavy-job button

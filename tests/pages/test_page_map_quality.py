@@ -48,3 +48,60 @@ def test_glove_hubness_on_a_stated_sample_behind_a_button():
     skew = next(m.value for m in at.metric if m.label.startswith("Skewness"))
     assert skew == f"{stats.skew(counts):+.2f}" and float(skew) > 0     # GloVe's cosine neighbours have hubs
     assert hubs["N_10"].tolist() == sorted(counts.tolist(), reverse=True)[:20]
+
+
+def brute_kept(weight: np.ndarray, points: np.ndarray, coords: np.ndarray, candidates: np.ndarray, k: int) -> np.ndarray:
+    unit = weight / np.linalg.norm(weight, axis=1, keepdims=True)
+    kept = np.empty(len(points))
+    for i, row in enumerate(points):
+        sims = unit[candidates] @ unit[row]
+        sims[candidates == row] = -np.inf
+        true = set(candidates[np.argsort(-sims, kind="stable")[:k]])
+        distances = np.linalg.norm(coords - coords[i], axis=1)
+        distances[i] = np.inf
+        kept[i] = len(true & set(points[np.argsort(distances, kind="stable")[:k]])) / k
+    return kept
+
+
+def pca_points(table, at):
+    from core.maps import sample_rows
+    from ui import cached
+
+    points = sample_rows(table.vocab_size, 1500, 11, must_include=[])
+    return points, np.asarray(cached.cached_pca(table, 3).coords[points, :2])
+
+
+def test_per_point_faithfulness_of_a_pca_map_among_the_mapped_points():
+    from core.models.pretrained import load_table
+
+    at = open_page("maps", table="glove-50d", n="1500", seed="11", method="PCA", faithin="mapped")
+    assert_clean(at)
+    table = load_table("glove-50d")
+    points, coords = pca_points(table, at)
+    kept = brute_kept(np.asarray(table.weight, dtype=np.float64), points, coords, points, 10)
+    worst = frame_with(at, "worst kept")
+    assert [float(v.rstrip("%")) / 100 for v in worst["kept"]] == pytest_approx(np.sort(kept)[:20])
+    hist = next(figure(at, i) for i in range(len(at.get("plotly_chart")))
+                if "Kept share" in figure(at, i)["layout"]["title"]["text"])
+    assert f"mean {kept.mean():.3f}" in hist["layout"]["title"]["text"]
+    at.radio(key="maps_faith_show").set_value("token").run()
+    assert_clean(at)
+    lines = next(figure(at, i) for i in range(len(at.get("plotly_chart")))
+                 if "true neighbours, kept" in figure(at, i)["layout"]["title"]["text"])
+    assert any(t.get("name") == "to its true neighbours" for t in lines["data"])
+
+
+def test_whole_table_true_neighbours_behind_a_button_on_a_sample():
+    at = open_page("maps", table="glove-50d", n="1500", seed="11", method="PCA")
+    assert "maps_faith_button" in [b.key for b in at.button]
+    at.button(key="maps_faith_button").click().run(timeout=180)
+    assert_clean(at)
+    said = " ".join(texts(at.caption))
+    assert "the whole table (the map holds a sample" in said
+    assert any("score as CSV" in b.proto.label for b in at.get("download_button"))
+
+
+def pytest_approx(values):
+    import pytest
+
+    return pytest.approx(list(np.round(values, 2)), abs=0.006)
