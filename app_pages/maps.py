@@ -32,6 +32,7 @@ from core.maps import (
 from core.pieces import TOKEN_KINDS
 from ui import cached, chosen, jobs, map_clusters, render, state, tables
 from ui.map_quality.faithfulness import faithfulness_section
+from ui.map_quality.stability import stability_line
 
 table = tables.active_table()
 st.title("🗺️ Maps: PCA, t-SNE and UMAP")
@@ -248,6 +249,7 @@ def show_map(points: np.ndarray, settings: MapSettings, rows: list[int], searche
         clusters = map_clusters.describe(map_key, cluster_settings, coords, labels, properties)
         chosen_cluster = map_clusters.chosen_cluster(clusters, (map_key, cluster_settings))
         st.markdown(summary_sentence(clustering_summary(labels, clusters)))     # what the clustering did
+        stability_line(table, points, named, coords, cluster_settings, labels)
     fig = figure(labels, clusters, chosen_cluster)
     render.show_figure(fig, key="maps_map")
     if clusters:

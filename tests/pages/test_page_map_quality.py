@@ -64,23 +64,27 @@ def brute_kept(weight: np.ndarray, points: np.ndarray, coords: np.ndarray, candi
 
 
 def pca_points(table, at):
+    """The mapped rows (the seeded sample holding the one marked token, "the": the URL pins it) and their
+    coordinates on the whole table's first two principal components."""
     from core.maps import sample_rows
     from ui import cached
 
-    points = sample_rows(table.vocab_size, 1500, 11, must_include=[])
+    points = sample_rows(table.vocab_size, 1500, 11, must_include=[table.row_of_token("the")])
     return points, np.asarray(cached.cached_pca(table, 3).coords[points, :2])
 
 
 def test_per_point_faithfulness_of_a_pca_map_among_the_mapped_points():
     from core.models.pretrained import load_table
 
-    at = open_page("maps", table="glove-50d", n="1500", seed="11", method="PCA", faithin="mapped")
+    at = open_page("maps", table="glove-50d", tokens="the", query="the", n="1500", seed="11", method="PCA", faithin="mapped")
     assert_clean(at)
     table = load_table("glove-50d")
     points, coords = pca_points(table, at)
     kept = brute_kept(np.asarray(table.weight, dtype=np.float64), points, coords, points, 10)
     worst = frame_with(at, "worst kept")
     assert [float(v.rstrip("%")) / 100 for v in worst["kept"]] == pytest_approx(np.sort(kept)[:20])
+    assert f"mean {kept.mean():.3f}" in " ".join(figure(at, i)["layout"]["title"]["text"]
+                                                  for i in range(len(at.get("plotly_chart"))))
     hist = next(figure(at, i) for i in range(len(at.get("plotly_chart")))
                 if "Kept share" in figure(at, i)["layout"]["title"]["text"])
     assert f"mean {kept.mean():.3f}" in hist["layout"]["title"]["text"]
@@ -92,7 +96,7 @@ def test_per_point_faithfulness_of_a_pca_map_among_the_mapped_points():
 
 
 def test_whole_table_true_neighbours_behind_a_button_on_a_sample():
-    at = open_page("maps", table="glove-50d", n="1500", seed="11", method="PCA")
+    at = open_page("maps", table="glove-50d", tokens="the", query="the", n="1500", seed="11", method="PCA")
     assert "maps_faith_button" in [b.key for b in at.button]
     at.button(key="maps_faith_button").click().run(timeout=180)
     assert_clean(at)
@@ -105,3 +109,26 @@ def pytest_approx(values):
     import pytest
 
     return pytest.approx(list(np.round(values, 2)), abs=0.006)
+
+
+def test_kmeans_stability_on_a_pca_map_vs_sklearn():
+    from sklearn.metrics import adjusted_rand_score
+
+    from core.clusters import ClusterSettings, find_clusters
+    from core.models.pretrained import load_table
+
+    at = open_page("maps", table="glove-50d", tokens="the", query="the", n="1500", seed="11", method="PCA", clusters="k-means", k="5",
+                   faithin="mapped")
+    assert_clean(at)
+    table = load_table("glove-50d")
+    _, coords = pca_points(table, at)
+    first = find_clusters(coords, ClusterSettings(method="k-means", k=5, seed=11))
+    second = find_clusters(coords, ClusterSettings(method="k-means", k=5, seed=12))
+    said = next(m.value for m in at.markdown if "**Stability:**" in m.value)
+    assert f"adjusted Rand **{adjusted_rand_score(first, second):.3f}**" in said
+
+
+def test_hdbscan_on_pca_says_it_has_no_seed():
+    at = open_page("maps", table="glove-50d", tokens="the", query="the", n="1500", seed="11", method="PCA", faithin="mapped")
+    assert_clean(at)
+    assert "no seed" in " ".join(texts(at.caption))

@@ -171,3 +171,19 @@ def test_mean_kept_and_sklearn_trustworthiness_agree():
     assert means[0] == pytest.approx(1.0, abs=2 / 960) and trusts[0] == pytest.approx(1.0, abs=1e-3)
     assert all(a > b for a, b in zip(means, means[1:])) and all(a > b for a, b in zip(trusts, trusts[1:]))
     assert means[-1] < 0.25 and trusts[-1] < 0.65                         # a random map: ~k/n and ~0.5
+
+
+def test_adjusted_rand_vs_sklearn():
+    from sklearn.metrics import adjusted_rand_score
+
+    from core.map_quality.stability import adjusted_rand
+
+    rng = np.random.default_rng(7)
+    for _ in range(20):
+        n = int(rng.integers(2, 300))
+        a, b = rng.integers(-1, 6, n), rng.integers(-1, 4, n)
+        assert adjusted_rand(a, b) == pytest.approx(adjusted_rand_score(a, b), abs=1e-12)
+        assert adjusted_rand(a, a) == pytest.approx(1.0)
+        assert adjusted_rand(a, (a + 3) * 7) == pytest.approx(adjusted_rand_score(a, (a + 3) * 7))
+    for a, b in (([0, 0, 0], [1, 1, 1]), ([0, 1, 2], [5, 6, 7]), ([0, 0, 1], [0, 1, 2])):
+        assert adjusted_rand(a, b) == pytest.approx(adjusted_rand_score(a, b))
