@@ -26,6 +26,7 @@ from core.limits import MAX_PLOT_POINTS
 from core.tokens.pieces import TOKEN_KINDS
 from core.text import codepoints_note
 from ui import cached, chosen, render, state, tables
+from ui.map_quality.hubness import hubness_section
 
 table = tables.active_table()
 st.title("📐 Geometry of the table")
@@ -259,4 +260,5 @@ show_pca(rows, shown_rows, shown_hover)
 show_arrows(rows, searched_rows)
 show_id_gap(rows, searched_rows)
 show_neighbours(searched_rows, shown_rows)
+hubness_section(table, searched_rows)
 show_heatmap_and_norms(rows, shown_rows, shown_hover)

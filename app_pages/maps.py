@@ -32,6 +32,8 @@ from core.maps.layouts import (
 from core.tokens.pieces import TOKEN_KINDS
 from ui import cached, chosen, map_clusters, render, state, tables
 from ui.server import jobs
+from ui.map_quality.faithfulness import faithfulness_section
+from ui.map_quality.stability import stability_line
 
 table = tables.active_table()
 st.title("🗺️ Maps: PCA, t-SNE and UMAP")
@@ -248,6 +250,7 @@ def show_map(points: np.ndarray, settings: MapSettings, rows: list[int], searche
         clusters = map_clusters.describe(map_key, cluster_settings, coords, labels, properties)
         chosen_cluster = map_clusters.chosen_cluster(clusters, (map_key, cluster_settings))
         st.markdown(summary_sentence(clustering_summary(labels, clusters)))     # what the clustering did
+        stability_line(table, points, named, coords, cluster_settings, labels)
     fig = figure(labels, clusters, chosen_cluster)
     render.show_figure(fig, key="maps_map")
     if clusters:
@@ -263,6 +266,8 @@ def show_map(points: np.ndarray, settings: MapSettings, rows: list[int], searche
                        key="maps_csv")
     if clusters is not None:
         show_clusters(points, tokens, labels, clusters, chosen_cluster, properties)
+    trust = None if named.method == "PCA" else getattr(stored_map(points, named), "trust", None)
+    faithfulness_section(table, points, coords, named, trust, searched)
 
 
 def describe_clusters(settings) -> str:

@@ -1,0 +1,1 @@
+"""Page sections of map quality: hubness (Geometry), each point's faithfulness and clusters' stability (Maps)."""

@@ -1,0 +1,131 @@
+"""Geometry's hubness section: N_k of every row (exact, or on a stated sample), the hubs, CSLS."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from core.figures.map_quality import k_occurrence_histogram
+from core.limits import CSLS_K, HUBNESS_DIRECT_ROWS, HUBNESS_EXACT_ROWS, HUBNESS_KS, HUBNESS_SAMPLE_ROWS, HUBS_LISTED, MIB
+from core.map_quality import csls, hubness
+from core.pieces import TOKEN_KINDS
+from ui import cached, jobs, render, state
+
+SECONDS_PER_GIGA_PRODUCT = 0.03      # rough: 2 busy cores, products and top-k of one block
+
+
+@st.cache_resource
+def hub_results():
+    """Neighbour lists made once, shared by every session (a few tables' worth: MiniLM's are 12 MB)."""
+    from core.models.store import SharedResults
+
+    return SharedResults(limit=8)
+
+
+def searched_rows(table) -> tuple[np.ndarray, str]:
+    """The rows measured and a sentence saying which they are."""
+    if table.vocab_size <= HUBNESS_EXACT_ROWS:
+        return np.arange(table.vocab_size), f"every one of the {table.vocab_size:,} rows, exactly"
+    rows = hubness.sample_of(table.vocab_size, HUBNESS_SAMPLE_ROWS, seed=0)
+    return rows, (f"a seeded random sample of {len(rows):,} of the {table.vocab_size:,} rows (seed 0): each "
+                  "sampled row's neighbours are searched among the sample, so N_k is that of the sample's own table")
+
+
+def lists_of(table, button_key: str):
+    """The table's neighbour lists (max k searched) or None while its button waits."""
+    rows, _ = searched_rows(table)
+    k_max = min(max(HUBNESS_KS), len(rows) - 1)
+    key = ("hubness", table.key, len(rows), k_max)
+    found = hub_results().get(key)
+    if found is not None:
+        return found
+
+    def work(report):
+        return hubness.exact_neighbour_lists(table.weight, k_max, None if len(rows) == table.vocab_size else rows,
+                                             report=report)
+    if len(rows) <= HUBNESS_DIRECT_ROWS:
+        lists = work(lambda done, what: None)
+        hub_results().put(key, lists)
+        return lists
+    seconds = SECONDS_PER_GIGA_PRODUCT * len(rows) ** 2 * table.width / 1e9
+    memory = len(rows) * table.width * 4 + (1 << 23) * 4 * 3
+    try:
+        return jobs.offer(("hubness",) + key, work, f"every row's {k_max} nearest neighbours",
+                          f"Find every row's {k_max} nearest neighbours", seconds, hub_results(), button_key,
+                          memory_bytes=memory)
+    except ValueError as error:
+        render.error_box(error)
+        return None
+
+
+def hubs_frame(table, lists, found) -> pd.DataFrame:
+    """The top hubs: token, id, N_k, norm and token kind."""
+    ids = table.ids[lists.rows]
+    top = hubness.top_hubs(found.counts, ids, HUBS_LISTED)
+    rows = lists.rows[top]
+    return pd.DataFrame({"token": [table.tokens[r] for r in rows], "id": [int(i) for i in table.ids[rows]],
+                         f"N_{found.k}": found.counts[top], "norm": cached.cached_norms(table)[rows],
+                         "kind": [TOKEN_KINDS[c] for c in cached.token_kind_codes(table)[rows]]})
+
+
+def hubness_section(table, searched: list[int]) -> None:
+    """Geometry's section: the k-occurrence of every row, the hubs, CSLS for the searched token."""
+    st.subheader("Hubs: rows that are everyone's neighbour")
+    if table.vocab_size < 3:
+        st.info("Hubness needs at least three rows.")
+        return
+    _, said = searched_rows(table)
+    st.caption(render.md(f"Measured on {said}."))
+    lists = lists_of(table, "geo_hub_button")
+    if lists is None:
+        return
+    offered = [k for k in HUBNESS_KS if k <= lists.indices.shape[1]] or [lists.indices.shape[1]]
+    k = state.kept_widget(st.radio, "k (N_k counts the lists of k nearest)", "geo_hub_k", offered[min(1, len(offered) - 1)],
+                          query="hubk", parse=state.parse_choice(offered), options=offered, horizontal=True)
+    found = hubness.hubness(lists, int(k))
+    c1, c2, c3 = st.columns(3)
+    c1.metric(f"Skewness of N_{k}", "undefined" if np.isnan(found.skewness) else f"{found.skewness:+.2f}",
+              help="Undefined when every row has the same N_k: a table this small lists every other row.")
+    c2.metric(f"Slots held by the top 1 % ({found.top_rows:,} rows)", f"{found.top_share:.1%}")
+    c3.metric(f"Largest N_{k}", f"{int(found.counts.max()):,}")
+    render.show_figure(k_occurrence_histogram(found.counts, int(k), f"How often each row is a {k}-nearest neighbour"),
+                       key="geo_hubness")
+    frame = hubs_frame(table, lists, found)
+    render.show_frame(frame.assign(norm=[f"{v:.3f}" for v in frame["norm"]]), hide_index=True)
+    st.download_button("⬇ Every row's N_k as CSV", hubs_csv(table, lists, found), key="geo_hub_csv",
+                       file_name=f"{render.export_name(f'hubness-k{k}')}.csv", mime="text/csv")
+    st.caption(f"N_k (Radovanović et al. 2010): every row lists its {k} nearest others by cosine; N_k counts the lists a "
+               f"row is on. The mean is exactly {k}; a right-skewed distribution (skewness above 0) means a few *hubs* "
+               "crowd many lists, and then a neighbour list says more about the hubs than about the query.")
+    if searched and lists.rows.size == table.vocab_size:
+        show_csls(table, lists, found, searched[0])
+    elif searched:
+        st.caption("CSLS needs every row's mean similarity to its own neighbours: on a sampled table it is not shown.")
+
+
+def hubs_csv(table, lists, found) -> str:
+    order_rows = hubness.top_hubs(found.counts, table.ids[lists.rows], len(found.counts))
+    rows = lists.rows[order_rows]
+    frame = pd.DataFrame({"token": [table.tokens[r] for r in rows], "id": table.ids[rows].astype(np.int64),
+                          f"N_{found.k}": found.counts[order_rows], "norm": cached.cached_norms(table)[rows].astype(np.float64),
+                          "kind": [TOKEN_KINDS[c] for c in cached.token_kind_codes(table)[rows]]})
+    return render.frame_csv_text(frame, preamble=(f"Embedding Lens hubness of table {table.name}",
+                                                  f"k = {found.k}, cosine, skewness {found.skewness:.6g}"))
+
+
+def show_csls(table, lists, found, row: int) -> None:
+    """The searched token's neighbours by cosine and by CSLS, side by side, hubs marked."""
+    kept = min(10, table.vocab_size - 1)
+    r = csls.mean_similarity(lists, min(CSLS_K, lists.similarities.shape[1]))
+    hubs = csls.hub_mask(found.counts)
+    got = csls.rerank(csls.cosines_to(table.weight, row), row, r, kept, hubs)
+
+    def listed(rows, values):
+        return [f"{table.tokens[x]}{' (hub)' if hubs[x] else ''} · {v:.3f}" for x, v in zip(rows, values)]
+    st.markdown(f"**{render.md(table.tokens[row])}**'s {kept} nearest: cosine, then CSLS re-ranked "
+                f"(Conneau et al. 2018, K = {min(CSLS_K, lists.similarities.shape[1])}).")
+    render.show_frame(pd.DataFrame({"rank": range(1, kept + 1), "by cosine": listed(got.before, got.cosines[got.before]),
+                                    "by CSLS": listed(got.after, got.scores[got.after])}), hide_index=True)
+    st.caption(f"Hubs (the top 1 % by N_{found.k}) in the list: {got.hubs_before} by cosine, {got.hubs_after} by CSLS "
+               f"— {max(0, got.hubs_before - got.hubs_after)} left. CSLS(x, y) = 2 cos(x, y) − r(x) − r(y), r(z) being "
+               "z's mean cosine to its own K nearest: a hub, close to everything, is marked down.")
