@@ -40,7 +40,7 @@ def best_of(runs: int, work) -> float:
 def main() -> None:
     from core.knn import exact_neighbours
     from core.map_quality import faithfulness, hubness
-    from core.models.pretrained import load_model
+    from core.models.loading.pretrained import load_model
 
     table = load_model("minilm").table
     unit = hubness.unit_rows(table.weight)

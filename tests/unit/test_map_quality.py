@@ -91,7 +91,7 @@ def test_k_occurrence_over_the_whole_of_minilm():
     """Every one of MiniLM's 30,522 rows, once: float64 brute force, 500 rows at a time (the
     reference's own blocks, argpartition + sort). A row whose 10th and 11th cosines are within
     float32 precision may list either: its slots are left out of both counts."""
-    from core.models.pretrained import load_model
+    from core.models.loading.pretrained import load_model
 
     table = load_model("minilm").table
     weight = np.asarray(table.weight, dtype=np.float64)

@@ -8,7 +8,8 @@ import streamlit as st
 from core.figures.map_quality import coloured_by_score, score_histogram, true_neighbours_map
 from core.limits import FAITHFUL_DIRECT_CELLS, FAITHFUL_K, WORST_KEPT_LISTED
 from core.map_quality import faithfulness
-from ui import cached, jobs, render, state
+from ui import cached, render, state
+from ui.server import jobs
 
 SEARCH_IN = {"whole": "the whole table", "mapped": "the mapped points"}
 SECONDS_PER_GIGA_PRODUCT = 0.03
@@ -17,7 +18,7 @@ SECONDS_PER_GIGA_PRODUCT = 0.03
 @st.cache_resource
 def faith_results():
     """Per-point scores made once, shared by every session."""
-    from core.models.store import SharedResults
+    from core.models.loading.store import SharedResults
 
     return SharedResults(limit=16)
 

@@ -8,8 +8,9 @@ import streamlit as st
 from core.figures.map_quality import k_occurrence_histogram
 from core.limits import CSLS_K, HUBNESS_DIRECT_ROWS, HUBNESS_EXACT_ROWS, HUBNESS_KS, HUBNESS_SAMPLE_ROWS, HUBS_LISTED, MIB
 from core.map_quality import csls, hubness
-from core.pieces import TOKEN_KINDS
-from ui import cached, jobs, render, state
+from core.tokens.pieces import TOKEN_KINDS
+from ui import cached, render, state
+from ui.server import jobs
 
 SECONDS_PER_GIGA_PRODUCT = 0.03      # rough: 2 busy cores, products and top-k of one block
 
@@ -17,7 +18,7 @@ SECONDS_PER_GIGA_PRODUCT = 0.03      # rough: 2 busy cores, products and top-k o
 @st.cache_resource
 def hub_results():
     """Neighbour lists made once, shared by every session (a few tables' worth: MiniLM's are 12 MB)."""
-    from core.models.store import SharedResults
+    from core.models.loading.store import SharedResults
 
     return SharedResults(limit=8)
 

@@ -7,7 +7,8 @@ import numpy as np
 import streamlit as st
 
 from core.map_quality.stability import adjusted_rand
-from ui import cached, jobs, map_clusters, render
+from ui import cached, map_clusters, render
+from ui.server import jobs
 
 
 def other_map(table, points: np.ndarray, named):
