@@ -57,3 +57,18 @@ def test_positions_show_minilms_learned_table_beside_the_sinusoidal_one():
     assert "learned: PCA of the positions" in titles and "sinusoidal: PCA of the positions" in titles
     norms = figure(at, titles.index("Norm of each position's row"))
     assert len(plotly_array(norms["data"][0]["y"])) == 128
+
+
+def test_choosing_smollm2_starts_no_work_until_its_button_and_the_link_keeps_the_choice():
+    """A radio button must not start SmolLM2's ~15 s of passes: the measures wait for their
+    button (the heavy-job line), then show; the model and set are in the URL."""
+    at = open_page("context", cmodel="smollm2", cset="bat")
+    assert_clean(at)
+    assert at.radio(key="ctx_model").value == "smollm2" and at.radio(key="ctx_set").value == "bat"
+    assert at.query_params["cmodel"] == "smollm2" and at.query_params["cset"] == "bat"
+    titles = [figure(at, i)["layout"]["title"]["text"] for i in range(len(at.get("plotly_chart")))]
+    assert not any("per layer" in t for t in titles)
+    at.button(key="ctx_measure").click().run()
+    assert_clean(at)
+    titles = [figure(at, i)["layout"]["title"]["text"] for i in range(len(at.get("plotly_chart")))]
+    assert any("'bat'" in t and "per layer" in t for t in titles)

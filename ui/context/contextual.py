@@ -1,5 +1,7 @@
-"""How contextual: one run per sentence (ui.cached.model_run, shared), measures cached per
-(model, word, sentences). Nothing cached here draws."""
+"""How contextual: one run per sentence, measures cached per (model, word, sentences) and shared.
+MiniLM's (~2 s) are made when asked; SmolLM2's (~1 s a sentence) wait for a button, in the
+server's heavy-job line (ui.server.jobs.offer), so choosing the model starts no long work.
+Nothing cached here draws."""
 from __future__ import annotations
 
 import numpy as np
@@ -9,7 +11,9 @@ from core.context import contextuality as cx
 from core.context.sentence_sets import BUILTIN_SETS
 from core.figures.context import contextuality_lines, sense_map, separation_line
 from core.limits import MAX_CONTEXT_SENTENCE_CHARS, MAX_CONTEXT_SENTENCES
-from ui import cached, render
+from ui import cached, render, state
+from ui.context.induction import shared_results
+from ui.server import jobs
 
 MODELS = {"minilm": "MiniLM-L6 (bidirectional)", "smollm2": "SmolLM2-135M (causal)"}
 SEES = {"minilm": "MiniLM reads the whole sentence at once: every token's vector has seen the words "
@@ -18,16 +22,38 @@ SEES = {"minilm": "MiniLM reads the whole sentence at once: every token's vector
                    "signalled later in the sentence cannot reach the word."}
 
 
-@st.cache_data(show_spinner="Running the model over every sentence…", max_entries=32)
-def measures(model_name: str, word: str, sentences: tuple[str, ...], senses: tuple[str, ...]) -> cx.Contextuality:
+SECONDS_PER_SENTENCE = {"minilm": 0.3, "smollm2": 1.0}   # measured: bank's 16 sentences 2.5 s / 15.5 s
+RUN_AT_ONCE = ("minilm",)                                  # cheap enough to make without a button
+
+
+def measured(model_name: str, word: str, sentences: tuple[str, ...], senses: tuple[str, ...],
+             report=lambda share, text: None) -> cx.Contextuality:
+    """One pass per sentence; `report(share, text)` hears the progress (the heavy-job line)."""
     model = cached.loaded_model(model_name)
     states, positions, content = [], [], []
-    for sentence in sentences:
+    for number, sentence in enumerate(sentences):
         ids, at, mask = cx.encode_sentence(model.tokenizer, sentence, word)
-        states.append(cached.model_run(model_name, ids).hidden_states)
+        states.append(model.run(list(ids)).hidden_states)
         positions.append(at)
         content.append(mask)
+        report((number + 1) / (len(sentences) + 1), f"Sentence {number + 1} of {len(sentences)}…")
     return cx.contextuality(states, positions, content, senses)
+
+
+@st.cache_data(show_spinner="Running the model over every sentence…", max_entries=32)
+def measures(model_name: str, word: str, sentences: tuple[str, ...], senses: tuple[str, ...]) -> cx.Contextuality:
+    return measured(model_name, word, sentences, senses)
+
+
+def measures_when_asked(model_name: str, word: str, sentences, senses) -> cx.Contextuality | None:
+    """The measures, or None while SmolLM2's wait for their button (or their place in line)."""
+    if model_name in RUN_AT_ONCE:
+        return measures(model_name, word, tuple(sentences), tuple(senses))
+    seconds = SECONDS_PER_SENTENCE.get(model_name, 1.0) * len(sentences)
+    return jobs.offer(("contextuality", model_name, word, tuple(sentences), tuple(senses)),
+                      lambda report: measured(model_name, word, tuple(sentences), tuple(senses), report),
+                      f"the contextuality of {word!r}", f"Measure {word!r} in {len(sentences)} sentences",
+                      seconds, shared_results(), "ctx_measure")
 
 
 def _own_sentences(word_default: str):
@@ -41,7 +67,9 @@ def _own_sentences(word_default: str):
 
 def choose_inputs():
     """(word, sentences, senses) of a built-in set or the visitor's own, or None with a message shown."""
-    source = st.radio("Sentences", list(BUILTIN_SETS) + ["your own"], horizontal=True, key="ctx_set")
+    sources = list(BUILTIN_SETS) + ["your own"]
+    source = state.kept_widget(st.radio, "Sentences", "ctx_set", sources[0], query="cset",
+                               parse=state.parse_choice(sources), options=sources, horizontal=True)
     if source != "your own":
         chosen = BUILTIN_SETS[source]
         return chosen.word, chosen.sentences, chosen.senses
@@ -73,16 +101,22 @@ def show_contextuality() -> str:
                 "the sentence's mean) and the **maximum explainable variance** (the share of the word's "
                 "vectors' energy one static vector, their first principal direction, explains). Each is also "
                 "shown minus the layer's **anisotropy baseline**: random tokens' vectors at that layer.")
-    model_name = st.radio("Model", list(MODELS), format_func=MODELS.get, horizontal=True, key="ctx_model")
+    model_name = state.kept_widget(st.radio, "Model", "ctx_model", "minilm", query="cmodel",
+                                   parse=state.parse_choice(MODELS), options=list(MODELS), format_func=MODELS.get,
+                                   horizontal=True)
     st.info(SEES[model_name])
     chosen = choose_inputs()
     if chosen is None:
         return model_name
     word, sentences, senses = chosen
     try:
-        result = measures(model_name, word, sentences, senses)
+        result = measures_when_asked(model_name, word, sentences, senses)
     except ValueError as error:
         st.error(f"Not measured: {error}.")
+        return model_name
+    if result is None:
+        st.caption("One pass of the model per sentence; the result is shared with everyone who asks for the "
+                   "same sentences.")
         return model_name
     st.caption(f"Baseline: {result.pairs:,} random token pairs from different sentences of this set "
                f"(seed {cx.BASELINE_SEED}); MEV baseline: {len(sentences)} random tokens' vectors. "
@@ -95,7 +129,9 @@ def show_contextuality() -> str:
     if best is not None:
         st.markdown(f"The senses separate best at **layer {best}** "
                     f"({result.separation[best]:.0%} of sentences nearest their own sense).")
-    layer = st.slider("Layer of the map", 0, result.layers - 1, best or 0, key="ctx_layer")
+    layer = state.kept_widget(st.slider, "Layer of the map", "ctx_layer", best or 0, query="clayer",
+                              parse=state.parse_int_in(0, result.layers - 1), min_value=0,
+                              max_value=result.layers - 1)
     coords, ratio = cx.pca_2d(result.word_vectors[layer])
     render.show_figure(sense_map(coords, senses, sentences,
                                  f"{word!r} at layer {layer}: PCA of its {len(sentences)} vectors "

@@ -14,7 +14,7 @@ from ui.server import jobs
 def shared_results():
     from core.models.loading.store import SharedResults
 
-    return SharedResults(limit=8)
+    return SharedResults(limit=16)      # induction and SmolLM2's contextuality
 
 
 def show_induction(model_name: str) -> None:
