@@ -63,6 +63,9 @@ wheels() {
       [ -f "$wheel" ] && { [ -f "deploy/wheels/$(basename "$wheel")" ] || cp "$wheel" deploy/wheels/; }
     done
   done
+  # the CA bundle pip trusts here (a machine behind a TLS-inspecting proxy): the build's pip trusts it too
+  local cert="${PIP_CERT:-$(.venv/bin/pip config get global.cert 2>/dev/null || true)}"
+  if [ -n "$cert" ] && [ -f "$cert" ]; then cp "$cert" deploy/wheels/ca-bundle.crt; fi
   true
 }
 
