@@ -123,7 +123,7 @@ SEED_TOURS = {
                  figure=fig.rows_of_text("seed003", "cat dog"),
                  questions=(Question("swap_cat_dog", "seed003", "Without positions, swap cat and dog: what does "
                                      "cat's output become?", q.swap_without_positions("cat dog"),
-                                     choices=(q.SAME_MOVED, q.CHANGED)),)),
+                                     choices=(q.SAME_MOVED, q.CHANGED), holds_back=("permutation",)),)),
     )),
     "seed004": Tour("Seed 004 · an id is an address", (
         TourStep("lookup", "Ids are call numbers",
