@@ -26,7 +26,7 @@ from core.limits import MAX_PLOT_POINTS
 from core.pieces import TOKEN_KINDS
 from core.plural import count
 from core.text import codepoints_note
-from ui import cached, chosen, render, state, tables
+from ui import asking, cached, chosen, render, state, tables
 
 table = tables.active_table()
 st.title("📐 Geometry of the table")
@@ -175,8 +175,8 @@ def show_id_gap(rows: list[int], searched: list[int]) -> None:
                          searched=(with_searched.gaps, with_searched.cosines, with_searched.labels))
     render.show_figure(fig, key="geo_idgap")
     if chosen_labels:
-        render.show_frame(pd.DataFrame({"pair": chosen_labels, "id gap": chosen_gaps,
-                                   "cosine": [f"{c:.3f}" for c in chosen_cos]}), hide_index=True)
+        asking.say("id_gaps", lambda: render.show_frame(pd.DataFrame({"pair": chosen_labels, "id gap": chosen_gaps,
+                   "cosine": [f"{c:.3f}" for c in chosen_cos]}), hide_index=True))
     st.caption("An id is an address: a small gap does not mean similar vectors (seed 004).")
 
 

@@ -24,3 +24,22 @@ def test_swap_verdict_waits_for_the_swap_question():
     follow(at).run()
     assert_clean(at)
     assert PERMUTED in texts(at.markdown)
+
+
+def _id_gap_tables(at) -> list:
+    return [frame for frame in [*at.dataframe, *at.table] if "id gap" in list(frame.value.columns)]
+
+
+def test_id_gap_table_waits_for_the_id_question():
+    """Seed 004 step 2 asks which is nearer to cat by id: Geometry's table of the chosen pairs' id gaps
+    states it, so it waits; the scatter of every pair (gap against cosine) stays to read it off."""
+    at = open_page("geometry", tour="seed004", tstep="1")
+    follow(at).run()
+    assert_clean(at)
+    assert _id_gap_tables(at) == []
+    assert HELD_BACK.format(prompt="By id, which is nearer to cat?") in texts(at.caption)
+    next(w for w in at.radio if w.key == "tourq_seed004_id_gap_cat").set_value("is")
+    at.button(key=SUBMIT.format(tour="seed004", key="id_gap_cat")).click().run()
+    follow(at).run()
+    assert_clean(at)
+    assert len(_id_gap_tables(at)) == 1
