@@ -21,7 +21,7 @@ from core.lookup import lookup
 from core.text import format_number
 from core.toy_tables import seed001_lab_table
 from ui import cached, render, state, tables, widgets, words
-from ui.lessons import tours
+from ui.lessons import asking, tours
 
 table = tables.active_table()
 model = tables.current_model()
@@ -163,7 +163,8 @@ def show_permutation(token_ids: list[int], tokens: list[str]) -> None:
         check = permutation_check(table, token_ids, int(i), int(j), positions=positions)
         verdict = "the rows of O are permuted the same way ✅" if check.rows_permuted else \
             "the rows of O are **not** just permuted: order now matters ❌"
-        st.markdown(f"**Positions {'on' if positions else 'off'}** (no mask, identity Q/K/V): {verdict}")
+        st.markdown(f"**Positions {'on' if positions else 'off'}** (no mask, identity Q/K/V)")
+        asking.say("permutation", lambda verdict=verdict: st.markdown(verdict))
         swapped_labels = [f"{p}: {tokens[source]}" for p, source in enumerate(check.order)]
         before, after = st.columns(2)
         with before:

@@ -23,9 +23,11 @@ from core.geometry import (
 )
 from core.hidden.id_gap import chosen_pairs, sample_pairs, spearman
 from core.limits import MAX_PLOT_POINTS
+from core.plural import count
 from core.tokens.pieces import TOKEN_KINDS
 from core.text import codepoints_note
 from ui import cached, chosen, render, state, tables
+from ui.lessons import asking
 from ui.map_quality.hubness import hubness_section
 
 table = tables.active_table()
@@ -70,7 +72,7 @@ def show_pca(rows: list[int], shown: np.ndarray, hover: list[str]) -> None:
     result = cached.cached_pca(table, 3)
     if k < dims:
         st.warning(f"This table has {table.vocab_size} rows and {table.width} coordinates: PCA can "
-                   f"give at most {k} component(s), so the plot uses {k}.")
+                   f"give at most {count(k, 'component')}, so the plot uses {k}.")
     if len(shown) < table.vocab_size:
         st.caption(f"Drawing a seeded random sample of {len(shown):,} of {table.vocab_size:,} rows "
                    "(plus the chosen tokens); the projection and its statistics use every row.")
@@ -162,7 +164,8 @@ def show_id_gap(rows: list[int], searched: list[int]) -> None:
     c1, c2, c3 = st.columns(3)
     c1.metric("Pearson r, all pairs (exact)", "undefined" if np.isnan(r_exact) else f"{r_exact:+.3f}")
     every_pair = len(sample.gaps) == table.vocab_size * (table.vocab_size - 1) // 2
-    pairs_text = f"all {len(sample.gaps):,} pairs" if every_pair else f"{len(sample.gaps):,} sampled pairs"
+    pairs_text = ("the only pair" if len(sample.gaps) == 1 else f"all {count(len(sample.gaps), 'pair')}") if every_pair \
+        else count(len(sample.gaps), "sampled pair")
     c2.metric(f"Spearman ρ, {pairs_text}", "undefined" if np.isnan(rho) else f"{rho:+.3f}")
     c3.metric("Pairs in the table", f"{table.vocab_size * (table.vocab_size - 1) // 2:,}")
     if np.isnan(r_exact) or np.isnan(rho):
@@ -174,8 +177,8 @@ def show_id_gap(rows: list[int], searched: list[int]) -> None:
                          searched=(with_searched.gaps, with_searched.cosines, with_searched.labels))
     render.show_figure(fig, key="geo_idgap")
     if chosen_labels:
-        render.show_frame(pd.DataFrame({"pair": chosen_labels, "id gap": chosen_gaps,
-                                   "cosine": [f"{c:.3f}" for c in chosen_cos]}), hide_index=True)
+        asking.say("id_gaps", lambda: render.show_frame(pd.DataFrame({"pair": chosen_labels, "id gap": chosen_gaps,
+                   "cosine": [f"{c:.3f}" for c in chosen_cos]}), hide_index=True))
     st.caption("An id is an address: a small gap does not mean similar vectors (seed 004).")
 
 
@@ -207,7 +210,8 @@ def show_neighbours(matches: list[int], shown: np.ndarray) -> None:
         return
     row = matches[0]
     if int(k) > table.vocab_size - 1:
-        st.info(f"k = {int(k)} is more than the other {table.vocab_size - 1} tokens: showing all of them.")
+        others = "the only other token" if table.vocab_size == 2 else f"the other {count(table.vocab_size - 1, 'token')}"
+        st.info(f"k = {int(k)} is more than {others}: showing {'it' if table.vocab_size == 2 else 'all of them'}.")
     try:
         neighbours = nearest(table.weight, row, int(k), metric, norms=cached.cached_norms(table), ids=table.ids)
     except ValueError as error:

@@ -185,7 +185,8 @@ def show_edit(report) -> None:
     show_change_note("edit")
     if report is not None:
         positions = [p for p, r in enumerate(report.rows) if r == row]
-        st.write(f"Row {row} is read at position(s) {positions}: an edit changes the vector at every one.")
+        where = f"position {positions[0]}" if len(positions) == 1 else f"positions {positions}"
+        st.write(f"Row {row} is read at {where}: an edit changes the vector there{' at every one' if len(positions) > 1 else ''}.")
 
 
 EDIT_VALUE = "lookup_edit_value"

@@ -115,10 +115,13 @@ def figure_with_csv(fig, matrix: np.ndarray, name: str, row_labels=None, column_
 
 
 def base_css() -> None:
-    """Long metric values ("30,522 × 384 = 11,720,448") wrap instead of ending in "…"."""
+    """Long metric values ("30,522 × 384 = 11,720,448") wrap instead of ending in "…"; a phone's tour bar
+    drops the key list and the presentation button."""
     st.markdown("""<style>
       [data-testid="stMetricValue"], [data-testid="stMetricValue"] * {
         white-space: normal !important; overflow: visible !important; text-overflow: clip !important; }
+      @media (max-width: 640px) {   /* a phone: the tour bar leaves room for the page (no keys, no projector) */
+        .st-key-tour_present, .st-key-tour_keys_said { display: none !important; } }
       </style>""", unsafe_allow_html=True)
 
 

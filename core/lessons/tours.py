@@ -91,7 +91,7 @@ SEED_TOURS = {
                  figure=fig.rows_of_text("seed003", "cat dog"),
                  questions=(Question("swap_cat_dog", "seed003", "Without positions, swap cat and dog: what does "
                                      "cat's output become?", q.swap_without_positions("cat dog"),
-                                     choices=(q.SAME_MOVED, q.CHANGED)),)),
+                                     choices=(q.SAME_MOVED, q.CHANGED), holds_back=("permutation",)),)),
     )),
     "seed004": Tour("Seed 004 · an id is an address", (
         TourStep("lookup", "Ids are call numbers",
@@ -107,7 +107,8 @@ SEED_TOURS = {
                  _table("seed004", "The cat is sleeping", keep_geo_tokens="cat dog is"),
                  figure=fig.cosines_of("seed004", ("cat", "dog", "is")),
                  questions=(Question("id_gap_cat", "seed004", "By id, which is nearer to cat?",
-                                     q.closer("cat", "is", "dog", "id"), choices=("is", "dog")),
+                                     q.closer("cat", "is", "dog", "id"), choices=("is", "dog"),
+                                     holds_back=("id_gaps",)),
                             Question("cosine_cat", "seed004", "By cosine, which is closer to cat?",
                                      q.closer("cat", "is", "dog", "cosine"), choices=("is", "dog")))),
         TourStep("", "Id, one-hot, embedding, contextual",

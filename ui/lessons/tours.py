@@ -113,7 +113,8 @@ def tour_bar() -> None:
             st.button("Presentation mode", key="tour_present", on_click=_toggle_presenting,
                       icon=":material/slideshow:")
             _notes_button(name)
-        st.caption(KEYS_SAID)
+        with st.container(key="tour_keys_said"):        # hidden on a phone (ui.render.base_css): no keys there
+            st.caption(KEYS_SAID)
         keyboard.tour_keys()
 
 

@@ -1,0 +1,45 @@
+"""Answers a page would print beside its tables, held back until the tour's question is answered
+(issue 31): seed 003 step 2 asks what a swap does without positions; the Attention page's verdict
+"the rows of O are permuted the same way ✅" answers it, so it waits (the heatmaps stay to read)."""
+from __future__ import annotations
+
+from helpers import assert_clean, open_page, texts
+from rehearsal import SUBMIT, follow
+
+from core.lessons import questions as q
+from ui.asking import HELD_BACK
+
+PERMUTED = "the rows of O are permuted the same way ✅"
+
+
+def test_swap_verdict_waits_for_the_swap_question():
+    at = open_page("attention", tour="seed003", tstep="1")
+    follow(at).run()
+    assert_clean(at)
+    prompt = "Without positions, swap cat and dog: what does cat's output become?"
+    assert PERMUTED not in texts(at.markdown)
+    assert HELD_BACK.format(prompt=prompt) in texts(at.caption)
+    next(w for w in at.radio if w.key == "tourq_seed003_swap_cat_dog").set_value(q.SAME_MOVED)
+    at.button(key=SUBMIT.format(tour="seed003", key="swap_cat_dog")).click().run()
+    follow(at).run()
+    assert_clean(at)
+    assert PERMUTED in texts(at.markdown)
+
+
+def _id_gap_tables(at) -> list:
+    return [frame for frame in [*at.dataframe, *at.table] if "id gap" in list(frame.value.columns)]
+
+
+def test_id_gap_table_waits_for_the_id_question():
+    """Seed 004 step 2 asks which is nearer to cat by id: Geometry's table of the chosen pairs' id gaps
+    states it, so it waits; the scatter of every pair (gap against cosine) stays to read it off."""
+    at = open_page("geometry", tour="seed004", tstep="1")
+    follow(at).run()
+    assert_clean(at)
+    assert _id_gap_tables(at) == []
+    assert HELD_BACK.format(prompt="By id, which is nearer to cat?") in texts(at.caption)
+    next(w for w in at.radio if w.key == "tourq_seed004_id_gap_cat").set_value("is")
+    at.button(key=SUBMIT.format(tour="seed004", key="id_gap_cat")).click().run()
+    follow(at).run()
+    assert_clean(at)
+    assert len(_id_gap_tables(at)) == 1
