@@ -12,7 +12,7 @@ import pytest
 from browser_helpers import SCREENSHOTS, require_chromium, wait_until_idle
 
 from core.lessons.tours import SEED_TOURS, TOURS, VIEW_TOURS
-from ui.asking import HELD_BACK
+from ui.lessons.asking import HELD_BACK
 
 require_chromium()
 DESKTOP, PHONE = {"width": 1400, "height": 900}, {"width": 390, "height": 844}
@@ -102,7 +102,7 @@ def _mounted(tab, asked: int) -> None:
     tab.wait_for_timeout(300)
 
 
-# The held-back sentences each page draws in the step's view (ui.asking topics a page says there).
+# The held-back sentences each page draws in the step's view (ui.lessons.asking topics a page says there).
 PAGE_TOPICS = {"lookup": {"ids", "repeats"}, "attention": {"permutation"}, "geometry": {"id_gaps"}, "training": {"lab_step"}, "directions": {"analogy_input_3CosAdd",
                                                                                      "analogy_input_3CosMul"}}
 

@@ -7,7 +7,7 @@ from helpers import assert_clean, open_page, texts
 from rehearsal import SUBMIT, follow
 
 from core.lessons import questions as q
-from ui.asking import HELD_BACK
+from ui.lessons.asking import HELD_BACK
 
 PERMUTED = "the rows of O are permuted the same way ✅"
 
