@@ -25,7 +25,7 @@ def cold_next_token(name: str, text: str, temperature: float = 0.1):
         right = MOST_PROBABLE if chosen == int(ids[0]) else ANOTHER
         return Reveal(right, None,
                       f"The top token '{vq.piece_word(tokens[int(ids[0])])}' has p = {float(probs[0]):.2f} at T = 1; "
-                      f"at T = {temperature:g} its share of the top 5 becomes {float(cold.max()):.4f}.",
+                      f"at T = {temperature:g} its share of the top 5 becomes {float(cold.max()):.1%}.",
                       "Dividing the logits by T keeps their order: a low temperature only sharpens the "
                       "distribution towards the token that was already on top.")
     return answer

@@ -30,6 +30,7 @@ class Views(Protocol):
     def under_trained(self, name: str) -> tuple[np.ndarray, str]: ...             # ((V,) indicator, its name)
     def attribution(self, name: str, text: str) -> object: ...                    # Attribution of the top guess
     def layer_skips(self, name: str, text: str) -> object: ...                    # core.models.layers.LayerSkips
+    def contextuality(self, name: str, word_set: str) -> object: ...              # core.context.contextuality, a built-in set
 
 
 Answer = Callable[[Views], Reveal]

@@ -13,6 +13,7 @@ from core.figures.context import contextuality_lines, sense_map, separation_line
 from core.limits import MAX_CONTEXT_SENTENCE_CHARS, MAX_CONTEXT_SENTENCES
 from ui import cached, render, state
 from ui.context.induction import shared_results
+from ui.lessons import asking
 from ui.server import jobs
 
 MODELS = {"minilm": "MiniLM-L6 (bidirectional)", "smollm2": "SmolLM2-135M (causal)"}
@@ -127,8 +128,9 @@ def show_contextuality() -> str:
                                        "leave one out)"), key="ctx_separation")
     best = best_layer(result)
     if best is not None:
-        st.markdown(f"The senses separate best at **layer {best}** "
-                    f"({result.separation[best]:.0%} of sentences nearest their own sense).")
+        asking.say("ctx_separation", lambda: st.markdown(
+            f"The senses separate best at **layer {best}** "
+            f"({result.separation[best]:.0%} of sentences nearest their own sense)."))
     layer = state.kept_widget(st.slider, "Layer of the map", "ctx_layer", best or 0, query="clayer",
                               parse=state.parse_int_in(0, result.layers - 1), min_value=0,
                               max_value=result.layers - 1)

@@ -59,6 +59,17 @@ class AppViews:
             kind = "norm"
         return hidden.scores(table, hidden.scored_matrix(table, model), kind, references), INDICATORS[kind]
 
+    def contextuality(self, name: str, word_set: str):
+        """The Context page's measures of a built-in sentence set (the same cache the page fills)."""
+        from core.context.sentence_sets import BUILTIN_SETS
+        from ui.context.contextual import measures
+
+        chosen = BUILTIN_SETS.get(word_set)
+        if chosen is None:
+            raise ValueError(f"{word_set!r} is not a built-in sentence set")
+        return measures(cached.model_name_of(name) or name, chosen.word, tuple(chosen.sentences),
+                        tuple(chosen.senses))
+
     def attribution(self, name: str, text: str):
         return why.attribution(name, self._ids(name, text), None, None)
 

@@ -1,0 +1,60 @@
+"""The tour of the Context & position page: how contextual MiniLM's vectors are (Ethayarajh 2019),
+then heads that copy from context. Answers are computed from the model's own runs over the
+built-in sentences (core.lessons.view_questions.Views.contextuality)."""
+from __future__ import annotations
+
+import numpy as np
+
+from core.lessons import view_questions as vq
+from core.lessons.questions import Reveal
+from core.lessons.tour_steps import Tour, TourStep, _view
+
+WORD_SET = "bank"
+
+
+def separates_better_late(name: str, word_set: str) -> vq.Answer:
+    """Do the word's senses separate better at the last layer than in the embeddings (layer 0)?"""
+    def answer(views) -> Reveal:
+        result = views.contextuality(name, word_set)
+        first, last = float(result.separation[0]), float(result.separation[-1])
+        best = int(np.nanargmax(result.separation))
+        return Reveal(vq.YES if last > first else vq.NO, None,
+                      f"Nearest-centroid accuracy of the senses: {first:.0%} at layer 0, {last:.0%} at the last "
+                      f"layer {result.layers - 1}; best {float(result.separation[best]):.0%} at layer {best}.",
+                      "Layer 0 is (nearly) one vector per id, whatever the sentence; the layers mix in the other "
+                      "words, so the vectors of one sense move together and away from the other's.")
+    return answer
+
+
+def self_similarity_falls(name: str, word_set: str) -> vq.Answer:
+    """Is the word's self-similarity (minus the baseline) lower at the last layer than at layer 0?"""
+    def answer(views) -> Reveal:
+        result = views.contextuality(name, word_set)
+        adjusted = result.self_similarity - result.baseline_cosine                       # (L+1,)
+        right = vq.YES if adjusted[-1] < adjusted[0] else vq.NO
+        return Reveal(right, None,
+                      f"Self-similarity minus the baseline: {float(adjusted[0]):.3f} at layer 0, "
+                      f"{float(adjusted[-1]):.3f} at layer {result.layers - 1}.",
+                      "As Ethayarajh found, the upper layers' vectors of one word differ more between its "
+                      "sentences than the lower layers' do: they are more contextual.")
+    return answer
+
+
+TOUR = Tour("Context & position · how contextual the vectors are (MiniLM)", (
+    TourStep("context", "One row, many uses",
+             "The word *bank* in eight sentences, four by a river and four about money. At layer 0 each "
+             "use starts from the same embedding row; read the lines of *self-similarity* and of how well "
+             "the senses separate, then move the layer slider of the map.",
+             {"keep_ctx_model": "minilm", "keep_ctx_set": WORD_SET},
+             questions=(_view("ctx_separates", "minilm", "Do the two senses of bank separate better at the last "
+                              "layer than at layer 0?", separates_better_late("minilm", WORD_SET),
+                              choices=(vq.YES, vq.NO), holds_back=("ctx_separation",)),
+                        _view("ctx_self_similarity", "minilm", "Is bank's self-similarity (minus the baseline) "
+                              "lower at the last layer than at layer 0?", self_similarity_falls("minilm", WORD_SET),
+                              choices=(vq.YES, vq.NO)))),
+    TourStep("context", "Where position enters",
+             "MiniLM learns a table of 512 position rows (the first 128 are drawn) and adds one to each token's row; the seeds' formula "
+             "gives a sinusoidal table of the same width. Compare the two curves their PCA traces and the "
+             "bands of their cosine maps, under *Where position enters*.",
+             {"keep_ctx_model": "minilm", "keep_ctx_set": WORD_SET}),
+))

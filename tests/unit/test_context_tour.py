@@ -1,0 +1,59 @@
+"""The Context tour's answers, computed through Views, against the measures read here from
+transformers' own hidden states of MiniLM (the bank sentences)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from core.context import contextuality as cx
+from core.context.sentence_sets import BUILTIN_SETS
+from core.lessons import tour_context
+from core.lessons import view_questions as vq
+from core.lessons.tours import VIEW_TOURS
+
+
+@pytest.fixture(scope="module")
+def bank_measures():
+    import torch
+    from transformers import AutoModel, AutoTokenizer
+
+    from core.models.loading.pretrained import minilm_dir
+
+    tokenizer = AutoTokenizer.from_pretrained(minilm_dir(), local_files_only=True)
+    model = AutoModel.from_pretrained(minilm_dir(), local_files_only=True).eval()
+    chosen = BUILTIN_SETS["bank"]
+    word_id = tokenizer.convert_tokens_to_ids("bank")
+    states, positions, content = [], [], []
+    for sentence in chosen.sentences:
+        ids = tokenizer(sentence)["input_ids"]
+        with torch.no_grad():
+            out = model(torch.tensor([ids]), output_hidden_states=True)
+        states.append(np.stack([h[0].numpy() for h in out.hidden_states]))      # (L+1, T, d)
+        positions.append([ids.index(word_id)])
+        content.append(np.array([i not in (tokenizer.cls_token_id, tokenizer.sep_token_id) for i in ids]))
+    return cx.contextuality(states, positions, content, chosen.senses)
+
+
+class MeasuredViews:
+    def __init__(self, result):
+        self.result = result
+        self.asked = []
+
+    def contextuality(self, name, word_set):
+        self.asked.append((name, word_set))
+        return self.result
+
+
+def test_the_tour_is_registered_and_its_answers_follow_the_measures(bank_measures):
+    assert VIEW_TOURS["context"] is tour_context.TOUR
+    views = MeasuredViews(bank_measures)
+    separation = bank_measures.separation
+    separates = tour_context.separates_better_late("minilm", "bank")(views)
+    assert separates.right == (vq.YES if separation[-1] > separation[0] else vq.NO)
+    adjusted = bank_measures.self_similarity - bank_measures.baseline_cosine
+    falls = tour_context.self_similarity_falls("minilm", "bank")(views)
+    assert falls.right == (vq.YES if adjusted[-1] < adjusted[0] else vq.NO)
+    assert f"{adjusted[0]:.3f}" in falls.numbers and f"{adjusted[-1]:.3f}" in falls.numbers
+    assert views.asked == [("minilm", "bank")] * 2
+    asked = [q for step in tour_context.TOUR.steps for q in step.questions]
+    assert {q.reads for q in asked} == {"views"} and all(q.choices == (vq.YES, vq.NO) for q in asked)
