@@ -40,6 +40,19 @@ def self_similarity_falls(name: str, word_set: str) -> vq.Answer:
     return answer
 
 
+def static_share_falls(name: str, word_set: str) -> vq.Answer:
+    """Does the share of the word's vectors one static vector explains (MEV) fall from layer 0 to the last?"""
+    def answer(views) -> Reveal:
+        result = views.contextuality(name, word_set)
+        mev = np.asarray(result.mev)                                                       # (L+1,)
+        right = vq.YES if mev[-1] < mev[0] else vq.NO
+        return Reveal(right, None, f"Maximum explainable variance: {float(mev[0]):.3f} at layer 0, "
+                      f"{float(mev[-1]):.3f} at layer {result.layers - 1}.",
+                      "A single static vector stands in well for the word's uses where the vectors barely "
+                      "depend on the sentence; the more the layers mix in context, the less one vector explains.")
+    return answer
+
+
 TOUR = Tour("Context & position · how contextual the vectors are (MiniLM)", (
     TourStep("context", "One row, many uses",
              "The word *bank* in eight sentences, four by a river and four about money. At layer 0 each "
@@ -51,7 +64,10 @@ TOUR = Tour("Context & position · how contextual the vectors are (MiniLM)", (
                               choices=(vq.YES, vq.NO), holds_back=("ctx_separation",)),
                         _view("ctx_self_similarity", "minilm", "Is bank's self-similarity (minus the baseline) "
                               "lower at the last layer than at layer 0?", self_similarity_falls("minilm", WORD_SET),
-                              choices=(vq.YES, vq.NO)))),
+                              choices=(vq.YES, vq.NO)),
+                        _view("ctx_static_share", "minilm", "Does the share of bank's variance one static vector "
+                              "explains (MEV) fall from layer 0 to the last layer?",
+                              static_share_falls("minilm", WORD_SET), choices=(vq.YES, vq.NO)))),
     TourStep("context", "Where position enters",
              "MiniLM learns a table of 512 position rows (the first 128 are drawn) and adds one to each token's row; the seeds' formula "
              "gives a sinusoidal table of the same width. Compare the two curves their PCA traces and the "

@@ -54,6 +54,8 @@ def test_the_tour_is_registered_and_its_answers_follow_the_measures(bank_measure
     falls = tour_context.self_similarity_falls("minilm", "bank")(views)
     assert falls.right == (vq.YES if adjusted[-1] < adjusted[0] else vq.NO)
     assert f"{adjusted[0]:.3f}" in falls.numbers and f"{adjusted[-1]:.3f}" in falls.numbers
-    assert views.asked == [("minilm", "bank")] * 2
+    mev = tour_context.static_share_falls("minilm", "bank")(views)
+    assert mev.right == (vq.YES if bank_measures.mev[-1] < bank_measures.mev[0] else vq.NO)
+    assert views.asked == [("minilm", "bank")] * 3
     asked = [q for step in tour_context.TOUR.steps for q in step.questions]
     assert {q.reads for q in asked} == {"views"} and all(q.choices == (vq.YES, vq.NO) for q in asked)
