@@ -163,8 +163,10 @@ def show_permutation(token_ids: list[int], tokens: list[str]) -> None:
         check = permutation_check(table, token_ids, int(i), int(j), positions=positions)
         verdict = "the rows of O are permuted the same way ✅" if check.rows_permuted else \
             "the rows of O are **not** just permuted: order now matters ❌"
-        st.markdown(f"**Positions {'on' if positions else 'off'}** (no mask, identity Q/K/V)")
-        asking.say("permutation", lambda verdict=verdict: st.markdown(verdict))
+        heading = f"**Positions {'on' if positions else 'off'}** (no mask, identity Q/K/V)"
+        if asking.pending("permutation"):          # the verdict waits for the tour's question; the heading stays
+            st.markdown(heading)
+        asking.say("permutation", lambda verdict=verdict, heading=heading: st.markdown(f"{heading}: {verdict}"))
         swapped_labels = [f"{p}: {tokens[source]}" for p, source in enumerate(check.order)]
         before, after = st.columns(2)
         with before:

@@ -12,13 +12,16 @@ PLACE = re.compile(r"You are number (\d+) in the queue")
 
 
 async def ask_for_map(session: Session, ended: dict, name: str, shown: asyncio.Event):
-    """Press Draw; record when the run that waits for the map ended and the places it was shown;
+    """Press Draw; record when the map was drawn (else when the run that waits for it ended) and the places it was shown;
     `shown` is set once the page shows the job's status (a place in line or its progress)."""
     places: list[int] = []
+    drawn: dict[str, float] = {}
     original = session._read_element
 
     def watch(delta, element, errors):
         text = original(delta, element, errors)
+        if element.WhichOneof("type") == "plotly_chart" and name not in drawn:
+            drawn[name] = time.monotonic()      # the map itself: the page may go on with sections below it
         if text and PLACE.search(text):
             places.append(int(PLACE.search(text).group(1)))
         if element.WhichOneof("type") == "progress":
@@ -30,5 +33,5 @@ async def ask_for_map(session: Session, ended: dict, name: str, shown: asyncio.E
         result = await session.set("maps_draw", True)
     finally:
         session._read_element = original
-    ended[name] = time.monotonic()
+    ended[name] = drawn.get(name, time.monotonic())
     return result, places

@@ -169,6 +169,8 @@ def test_questions_and_tour_bar_fit_small_screens(server, browser, size):
         assert width <= room, (size, width, room)
         buttons = tab.locator(".st-key-tour_buttons button")
         for index in range(buttons.count()):
+            if not buttons.nth(index).is_visible():      # a phone's bar drops the presentation button
+                continue
             box = buttons.nth(index).bounding_box()
             assert box["x"] >= 0 and box["x"] + box["width"] <= size["width"], (size, index, box)
         tab.locator('[data-testid="stExpandSidebarButton"]').click()       # the teacher's link, on the sidebar

@@ -41,9 +41,9 @@ def test_colour_by_kind_and_norm():
 
 
 def test_neighbours_k_larger_than_vocabulary_and_unknown_token():
-    at = open_page("geometry", table="seed003", k="50")
+    at = open_page("geometry", table="seed003", k="50")         # two tokens: one other
     assert_clean(at)
-    assert any("showing all of them" in i for i in texts(at.info))
+    assert any("more than the only other token: showing it" in i for i in texts(at.info))
     at.text_input(key="geo_query").input("zebra").run()
     assert any("No token matches 'zebra'" in w for w in texts(at.warning))
 

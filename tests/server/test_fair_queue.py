@@ -118,4 +118,4 @@ def test_a_visitor_with_two_sockets_holds_one_place_and_is_told_to_wait(server):
     for name, (result, _) in results.items():
         assert result.errors == [], (name, result.errors)
     assert results["tab 1"][1] == [] and results["someone"][1][:1] == [1]   # another address still queues
-    assert ended["tab 1"] < ended["someone"]
+    assert ended["tab 1"] < ended["someone"]              # each when its map was drawn

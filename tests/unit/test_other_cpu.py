@@ -27,7 +27,8 @@ def run_check(**settings: str) -> subprocess.CompletedProcess:
 
 def test_ci_runs_the_other_cpu_pass_after_the_suite_with_the_same_cache():
     steps = [line for line in (ROOT / ".ci/run").read_text().splitlines() if line.startswith("bash ")]
-    assert steps == ["bash scripts/test.sh", "bash scripts/test_other_cpu.sh"]
+    # the container's steps (issue 35) may follow; the other-CPU pass comes right after the suite
+    assert steps[:2] == ["bash scripts/test.sh", "bash scripts/test_other_cpu.sh"]
 
 
 def test_the_pass_sets_torch_and_mkl_kernels_and_leaves_openblas_alone():

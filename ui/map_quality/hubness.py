@@ -93,7 +93,7 @@ def hubness_section(table, searched: list[int]) -> None:
                        key="geo_hubness")
     frame = hubs_frame(table, lists, found)
     render.show_frame(frame.assign(norm=[f"{v:.3f}" for v in frame["norm"]]), hide_index=True)
-    st.download_button("⬇ Every row's N_k as CSV", hubs_csv(table, lists, found), key="geo_hub_csv",
+    st.download_button("⬇ Every row's N_k as CSV", hubs_csv_text(table, lists, found), key="geo_hub_csv",
                        file_name=f"{render.export_name(f'hubness-k{k}')}.csv", mime="text/csv")
     st.caption(f"N_k (Radovanović et al. 2010): every row lists its {k} nearest others by cosine; N_k counts the lists a "
                f"row is on. The mean is exactly {k}; a right-skewed distribution (skewness above 0) means a few *hubs* "
@@ -104,7 +104,7 @@ def hubness_section(table, searched: list[int]) -> None:
         st.caption("CSLS needs every row's mean similarity to its own neighbours: on a sampled table it is not shown.")
 
 
-def hubs_csv(table, lists, found) -> str:
+def hubs_csv_text(table, lists, found) -> str:
     order_rows = hubness.top_hubs(found.counts, table.ids[lists.rows], len(found.counts))
     rows = lists.rows[order_rows]
     frame = pd.DataFrame({"token": [table.tokens[r] for r in rows], "id": table.ids[rows].astype(np.int64),
