@@ -17,13 +17,13 @@ def test_swap_verdict_waits_for_the_swap_question():
     follow(at).run()
     assert_clean(at)
     prompt = "Without positions, swap cat and dog: what does cat's output become?"
-    assert PERMUTED not in texts(at.markdown)
+    assert not any(PERMUTED in text for text in texts(at.markdown))
     assert HELD_BACK.format(prompt=prompt) in texts(at.caption)
     next(w for w in at.radio if w.key == "tourq_seed003_swap_cat_dog").set_value(q.SAME_MOVED)
     at.button(key=SUBMIT.format(tour="seed003", key="swap_cat_dog")).click().run()
     follow(at).run()
     assert_clean(at)
-    assert PERMUTED in texts(at.markdown)
+    assert any(PERMUTED in text for text in texts(at.markdown))      # its heading and verdict, one line
 
 
 def _id_gap_tables(at) -> list:
