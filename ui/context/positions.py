@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
+from core.text import markdown_literal
 from core.context import contextuality as cx
 from core.context import positions as pos
 from core.figures.context import cosine_heatmap, lines, position_curve
@@ -25,7 +26,7 @@ def show_positions(model_name: str) -> None:
     model = cached.loaded_model(model_name)
     if model.position_table is not None:
         views, width = _learned(model_name)
-        st.markdown(f"{model.name} adds a **learned** row per position ({model.position_table.shape[0]} × {width}); "
+        st.markdown(f"{markdown_literal(model.name)} adds a **learned** row per position ({model.position_table.shape[0]} × {width}); "
                     f"beside it, the sinusoidal table of the same width. First {SHOWN_POSITIONS} positions.")
         left, right = st.columns(2)
         for column, name in ((left, "learned"), (right, "sinusoidal")):
@@ -41,7 +42,7 @@ def show_positions(model_name: str) -> None:
         config = model.model.config
         head_width = config.hidden_size // config.num_attention_heads
         theta = float(getattr(config, "rope_theta", None) or config.rope_parameters["rope_theta"])
-        st.markdown(f"{model.name} has no position table: **rotary** positions turn each pair of a query's and "
+        st.markdown(f"{markdown_literal(model.name)} has no position table: **rotary** positions turn each pair of a query's and "
                     f"key's {head_width} numbers by an angle that grows with the position, a different speed "
                     f"per pair (θ = {theta:g}). Their score then depends on the distance between them.")
         frequencies = pos.rope_frequencies(head_width, theta)
