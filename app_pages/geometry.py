@@ -23,9 +23,8 @@ from core.geometry import (
 )
 from core.hidden.id_gap import chosen_pairs, sample_pairs, spearman
 from core.limits import MAX_PLOT_POINTS
-from core.plural import count
+from core.text import codepoints_note, count
 from core.tokens.pieces import TOKEN_KINDS
-from core.text import codepoints_note
 from ui import cached, chosen, render, state, tables
 from ui.lessons import asking
 from ui.map_quality.hubness import hubness_section

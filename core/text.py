@@ -1,4 +1,4 @@
-"""Text: numbers as the pages print them, LaTeX of small matrices, the token-piece rule, and
+"""Text: numbers and counts as the pages print them, LaTeX of small matrices, the token-piece rule, and
 text from strangers (URL, uploads, vocabularies, file and model names) shown as text.
 
 Streamlit renders every alert, caption and markdown call as Markdown (links, images, bold,
@@ -105,3 +105,11 @@ def vector_latex(vector: np.ndarray, digits: int = 3) -> str:
     """(d,) -> (a, b, c) as a row."""
     values = ", ".join(format_number(v, digits).replace("−", "-") for v in np.asarray(vector))
     return rf"\left({values}\right)"
+
+
+# ---------------------------------------------------------------- counts in sentences
+def count(n: int, singular: str, plural: str | None = None) -> str:
+    """'1 component', '3 components', '1,024 pairs': never "1 pairs" or "pair(s)" (the plural is
+    singular + 's' unless given)."""
+    word = singular if n == 1 else (plural or singular + "s")
+    return f"{n:,} {word}"

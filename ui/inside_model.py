@@ -8,7 +8,7 @@ import re
 import pandas as pd
 import streamlit as st
 
-from core.figures.inside import ablation_bars, head_grid, lens_grid, next_token_by_layer
+from core.figures.models.inside import ablation_bars, head_grid, lens_grid, next_token_by_layer
 from core.models.ablation import ablation_unavailable, head_importance
 from core.models.heads import HEAD_METRICS, head_summary, ranked_heads
 from core.models.lens import lens_unavailable

@@ -11,8 +11,8 @@ from core.attention import seed000_example
 from core.figures.attention import head_figure
 from core.figures.base import grouped_bars, matrix_heatmap, vector_bars
 from core.figures.hidden import indicator_histogram
-from core.figures.inside import next_token_by_layer
-from core.figures.why import loss_rise_bars
+from core.figures.models.inside import next_token_by_layer
+from core.figures.models.why import loss_rise_bars
 from core.geometry import cosine
 from core.lessons.view_questions import Views, position_before, word_row
 from core.toy_tables import LAB_LEARNING_RATE, LAB_OUTPUT_TOKENS, LAB_OUTPUT_WEIGHT

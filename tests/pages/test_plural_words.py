@@ -1,10 +1,10 @@
 """Counts in the pages' sentences read as words (issue 31): seed 003's two rows make "the only pair",
-never "all 1 pairs"; core.plural against the plain rule."""
+never "all 1 pairs"; core.text.count against the plain rule."""
 from __future__ import annotations
 
 from helpers import assert_clean, open_page, texts
 
-from core.plural import count
+from core.text import count
 
 
 def test_count_says_one_and_many():

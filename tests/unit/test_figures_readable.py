@@ -8,7 +8,7 @@ from core.figures.labels import boxes_overlap, label_boxes, text_box_size, to_pi
 
 
 def test_rank_axis_writes_the_ranks():
-    from core.figures.inside import next_token_by_layer, rank_ticks
+    from core.figures.models.inside import next_token_by_layer, rank_ticks
 
     ranks = np.array([3880, 2900, 1200, 400, 90, 12, 5])
     fig = next_token_by_layer(np.linspace(0, 0.6, 7), ranks, "p and rank")
@@ -21,7 +21,7 @@ def test_rank_axis_writes_the_ranks():
 
 
 def test_ablation_legend_sits_above_the_slanted_labels():
-    from core.figures.inside import ablation_bars
+    from core.figures.models.inside import ablation_bars
 
     fig = ablation_bars(["0: The → Ġcat", "1: Ġcat → Ġis"], np.array([0.1, 0.2]), np.array([0.05, 0.3]), "t")
     assert fig.layout.legend.y >= 1.0 and fig.layout.legend.yanchor == "bottom"
@@ -150,8 +150,8 @@ def test_wide_heatmaps_draw_without_gaps_and_small_ones_keep_them():
 
 
 def test_every_heatmap_builder_drops_gaps_when_wide():
-    from core.figures.inside import head_grid
-    from core.figures.why import layer_grid
+    from core.figures.models.inside import head_grid
+    from core.figures.models.why import layer_grid
 
     grid = layer_grid(np.zeros((3, 100)), [str(c) for c in range(100)], "t", "c", ["a", "b", "c"])
     assert grid.data[0].xgap == 0 and grid.data[0].texttemplate is None
@@ -162,7 +162,7 @@ def test_every_heatmap_builder_drops_gaps_when_wide():
 def test_contribution_bars_print_sizes_a_learner_can_tell_apart():
     """Why's tour asks which single part is largest by size: SmolLM2's L29 H0 (−3.1713) and L28 MLP
     (+3.1651) both read 3.17 at two decimals. The bars print the decimals that separate them."""
-    from core.figures.why import contribution_bars, separating_digits
+    from core.figures.models.why import contribution_bars, separating_digits
 
     values = np.array([-3.1713, 3.1651, 3.0477, 2.4356])
     fig = contribution_bars(["L29 H0", "L28 MLP", "L29 H1", "L27 MLP"], values, "parts", "logit")

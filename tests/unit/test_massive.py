@@ -113,7 +113,7 @@ def test_smollm2_statistics_and_the_papers_intervention(smollm2):
 
 
 def test_the_figure_keeps_tokens_out_of_templates_and_marks_both_levels():
-    from core.figures.why import massive_grid
+    from core.figures.models.why import massive_grid
 
     evil = "<b>EVIL</b>"
     ratios = np.array([[5.0, 150.0], [2000.0, 3.0]])

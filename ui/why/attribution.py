@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from core.figures.why import contribution_bars, layer_grid
+from core.figures.models.why import contribution_bars, layer_grid
 from core.text import markdown_literal as md
 from ui import cached, render, state, tables
 from ui.why import page as why

@@ -5,7 +5,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from core.figures.why import loss_rise_bars, probability_pairs
+from core.figures.models.why import loss_rise_bars, probability_pairs
 from core.text import markdown_literal as md
 from ui import render, state, tables
 from ui.server import jobs

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from core.figures.why import massive_grid
+from core.figures.models.why import massive_grid
 from ui import cached, render, state, tables
 from ui.server import jobs
 from ui.why import page as why

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from core.figures.why import layer_grid
+from core.figures.models.why import layer_grid
 from core.text import markdown_literal as md
 from ui import cached, render, state, tables
 from ui.server import jobs

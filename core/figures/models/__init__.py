@@ -1,0 +1,2 @@
+"""Figures of a model's run: why (attribution, patching, layer skipping, massive activations) and
+inside (the logit lens, head summaries, head ablation)."""
