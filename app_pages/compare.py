@@ -10,7 +10,7 @@ import streamlit as st
 from core.compare.alignment import chance_overlap
 from core.figures.compare import alignment_figure, overlap_histogram
 from core.limits import MAX_AXIS_WORDS, MAX_COMPARED_TOKENS
-from core.maps.layouts import sample_rows
+from core.geometry import sample_rows
 from core.text import shorten
 from ui import cached, render, state, tables
 

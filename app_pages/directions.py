@@ -9,7 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from core.figures.geometry import hover_texts, pca_scatter
-from core.geometry import plot_sample, top_k
+from core.geometry import sample_rows, top_k
 from core.limits import MAX_ANALOGY_ANSWERS, MAX_AXIS_WORDS, MAX_PLOT_POINTS
 from core.tokens.pieces import TOKEN_KINDS, resolve_tokens
 from core.directions.semantic import axes_cosine
@@ -61,7 +61,7 @@ def show_axes(rows: list[int], searched: list[int]) -> None:
         return
     words_rows = list(dict.fromkeys(x_from + x_to + y_from + y_to))
     marked = list(dict.fromkeys(rows + words_rows))
-    shown = plot_sample(table.vocab_size, MAX_PLOT_POINTS, must_include=marked + searched)
+    shown = sample_rows(table.vocab_size, MAX_PLOT_POINTS, must_include=marked + searched)
     shown = shown[np.isfinite(coords[:, shown]).all(axis=0)]          # zero rows have no cosine
     tokens = [table.tokens[r] for r in shown]
     position = {int(r): i for i, r in enumerate(shown)}

@@ -18,8 +18,8 @@ from core.geometry import (
     cosine_matrix,
     nearest,
     pair_table,
-    plot_sample,
     possible_components,
+    sample_rows,
 )
 from core.hidden.id_gap import chosen_pairs, sample_pairs, spearman
 from core.limits import MAX_PLOT_POINTS
@@ -44,7 +44,7 @@ def drawn_rows(rows: list[int]) -> tuple[np.ndarray, list[str]]:
     their hover texts, built once per rerun. Nothing here depends on the search: Streamlit names a
     chart by its whole spec and mounts a renamed one anew (two 20,000-point WebGL plots rebuilt at
     every search); the searched token has a figure of its own (show_neighbours)."""
-    shown = plot_sample(table.vocab_size, MAX_PLOT_POINTS, must_include=rows)
+    shown = sample_rows(table.vocab_size, MAX_PLOT_POINTS, must_include=rows)
     return shown, hover_texts([table.tokens[r] for r in shown], table.ids[shown])
 
 

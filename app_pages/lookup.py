@@ -8,7 +8,7 @@ import streamlit as st
 from core.edits import RESIZE_METHODS, CoordinateEdit, Resize
 from core.figures.base import matrix_heatmap
 from core.figures.geometry import pca_scatter
-from core.geometry import plot_sample
+from core.geometry import sample_rows
 from core.lessons.lookup_report import (
     build_lookup,
     one_hot_matches,
@@ -241,7 +241,7 @@ def show_resize() -> None:
     if new_rows and table.width >= 2:
         projection = cached.cached_pca(table, 2)
         added = set(new_rows)        # built once: a set per row made each click cost V × added steps
-        shown = plot_sample(table.vocab_size, MAX_PLOT_POINTS, must_include=new_rows)
+        shown = sample_rows(table.vocab_size, MAX_PLOT_POINTS, must_include=new_rows)
         fig = pca_scatter(projection.coords[shown], [table.tokens[r] for r in shown], table.ids[shown],
                           "Where the new rows fall (PCA of the resized table)",
                           kinds=["new row" if r in added else "old row" for r in shown], height=420)

@@ -10,6 +10,7 @@ import pandas as pd
 import streamlit as st
 
 from core.figures.geometry import hover_texts
+from core.geometry import sample_rows
 from core.maps.clusters import clustering_summary, summary_sentence
 from core.figures.map_clusters import clustered_map
 from core.maps.worker import MapProcessStopped
@@ -26,7 +27,6 @@ from core.maps.layouts import (
     check_settings,
     default_iterations,
     neighbourhood_rows,
-    sample_rows,
     trust_neighbours,
 )
 from core.tokens.pieces import TOKEN_KINDS

@@ -247,14 +247,17 @@ def _half_precision_nearest(weight, query_row: int, k: int, metric: str, norms: 
     return candidates[best], nearness
 
 
-def plot_sample(vocab_size: int, max_points: int, seed: int = 0, must_include=()) -> np.ndarray:
-    """Rows to draw: all when V <= max_points, else a seeded random sample plus `must_include`."""
-    if vocab_size <= max_points:
+def sample_rows(vocab_size: int, size: int, seed: int = 0, must_include=()) -> np.ndarray:
+    """The rows a page draws or maps, sorted (n,): all V rows when size ≥ V; else every
+    `must_include` row (those in 0..V-1) and a seeded random sample of the others, min(size, V)
+    rows in all (more only when `must_include` alone holds more), so "N points" is what is shown.
+    The one sampler of every page (Geometry, Lookup, Directions, Hidden, Compare, Maps)."""
+    if size >= vocab_size:
         return np.arange(vocab_size)
-    rng = np.random.default_rng(seed)
-    sample = rng.choice(vocab_size, size=max_points, replace=False)
-    extra = np.asarray([r for r in must_include if 0 <= r < vocab_size], dtype=np.int64)
-    return np.unique(np.concatenate([sample, extra]))
+    extra = np.unique(np.asarray([r for r in must_include if 0 <= r < vocab_size], dtype=np.int64))
+    shuffled = np.random.default_rng(seed).permutation(vocab_size)
+    others = shuffled[~np.isin(shuffled, extra)][:max(0, size - len(extra))]
+    return np.sort(np.concatenate([extra, others]))
 
 
 def dot_product_formula(a: np.ndarray, b: np.ndarray, digits: int = 3) -> str:

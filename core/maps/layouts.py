@@ -279,17 +279,6 @@ def trust_neighbours(points: int) -> int:
 SETS = ("all", "sample", "neighbourhoods")
 
 
-def sample_rows(vocab_size: int, size: int, seed: int, must_include=()) -> np.ndarray:
-    """Exactly min(size, V) rows, sorted: `must_include` and a seeded random sample of the others
-    (all rows when size ≥ V), so "N points" is what is mapped."""
-    if size >= vocab_size:
-        return np.arange(vocab_size)
-    extra = np.unique(np.asarray([r for r in must_include if 0 <= r < vocab_size], dtype=np.int64))[:size]
-    order = np.random.default_rng(seed).permutation(vocab_size)
-    others = order[~np.isin(order, extra)][:size - len(extra)]
-    return np.sort(np.concatenate([extra, others]))
-
-
 def neighbourhood_rows(weight: np.ndarray, norms: np.ndarray, centres: list[int], k: int) -> np.ndarray:
     """The centres and each one's k nearest rows by cosine (one matrix-vector product each), sorted."""
     from core.geometry import nearest

@@ -66,7 +66,7 @@ def brute_kept(weight: np.ndarray, points: np.ndarray, coords: np.ndarray, candi
 def pca_points(table, at):
     """The mapped rows (the seeded sample holding the one marked token, "the": the URL pins it) and their
     coordinates on the whole table's first two principal components."""
-    from core.maps.layouts import sample_rows
+    from core.geometry import sample_rows
     from ui import cached
 
     points = sample_rows(table.vocab_size, 1500, 11, must_include=[table.row_of_token("the")])

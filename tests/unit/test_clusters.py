@@ -86,7 +86,8 @@ def test_smollm2_digits_and_byte_pieces_come_out_as_labelled_clusters():
     3,000 points (min cluster size 10, min samples 3). Measured when written: 100 % of the digit
     tokens (the ten 0-9) in a cluster labelled 'digits', 53 % of the partial-UTF-8 pieces in
     clusters labelled so (the rest are in mixed clusters or noise); asserted with a margin."""
-    from core.maps.layouts import MapSettings, make_map, sample_rows
+    from core.geometry import sample_rows
+    from core.maps.layouts import MapSettings, make_map
     from core.models.loading.pretrained import load_model
 
     table = load_model("smollm2").table
@@ -151,7 +152,8 @@ def test_the_islands_step_s_own_map_has_the_clusters_its_narration_names():
     holding most of its tokens. Measured when written (~500 points): one 'digits 100%' cluster of all
     ten digits, beside 'mixed' ones."""
     from core.lessons.tours import ISLAND_CLUSTERS, VIEW_TOURS
-    from core.maps.layouts import MapSettings, default_iterations, make_map, neighbourhood_rows, sample_rows
+    from core.geometry import sample_rows
+    from core.maps.layouts import MapSettings, default_iterations, make_map, neighbourhood_rows
     from core.models.loading.pretrained import load_model
 
     step = next(s for s in VIEW_TOURS["hidden"].steps if s.title == "Islands on the map")

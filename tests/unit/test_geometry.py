@@ -15,7 +15,6 @@ from core.geometry import (
     nearest,
     normalized_rows,
     pca,
-    plot_sample,
 )
 from core.hidden.id_gap import id_gap_correlation, sample_pairs, spearman
 from core.tokens.pieces import find_tokens, resolve_tokens, token_kind
@@ -226,12 +225,6 @@ def test_find_and_resolve_tokens():
     assert find_tokens(tokens, "cat")[:2] == [0, 1]
     rows, unknown = resolve_tokens(tokens, ["dog", "bird"])
     assert rows == [2] and unknown == ["bird"]
-
-
-def test_plot_sample_includes_chosen_rows():
-    rows = plot_sample(100_000, 1000, must_include=[99_999])
-    assert 99_999 in rows and len(rows) <= 1001
-    assert plot_sample(10, 1000).tolist() == list(range(10))
 
 
 def test_id_gap_with_cached_norms_equals_without():

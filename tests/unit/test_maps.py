@@ -12,7 +12,6 @@ from core.maps.layouts import (
     make_map,
     map_with_trust,
     neighbourhood_rows,
-    sample_rows,
 )
 
 
@@ -78,13 +77,6 @@ def test_bad_settings_are_said(settings, points, message):
 def test_a_table_of_zeros_has_nothing_to_map():
     with pytest.raises(ValueError, match="nothing to map"):
         make_map(np.zeros((20, 4)), MapSettings(perplexity=3))
-
-
-def test_sample_is_seeded_and_keeps_the_chosen_rows():
-    first = sample_rows(10_000, 100, seed=3, must_include=[7, 9_999])
-    assert np.array_equal(first, sample_rows(10_000, 100, seed=3, must_include=[7, 9_999]))
-    assert {7, 9_999} <= set(first.tolist()) and len(first) == 100      # N points, the chosen among them
-    assert np.array_equal(sample_rows(50, 100, seed=0), np.arange(50))
 
 
 def test_neighbourhoods_are_the_centres_and_their_nearest_rows():

@@ -11,7 +11,7 @@ import streamlit as st
 from core.hidden import vocab_health as vh
 from core.figures.geometry import hover_texts
 from core.figures.hidden import candidate_map, indicator_histogram, verification_bars
-from core.geometry import plot_sample, possible_components
+from core.geometry import possible_components, sample_rows
 from core.limits import MAX_PLOT_POINTS, MAX_VERIFIED
 from core.tokens.pieces import TOKEN_KINDS
 from core.tables import EmbeddingTable
@@ -167,7 +167,7 @@ def show_map(table: EmbeddingTable, candidate_rows: np.ndarray, references: np.n
     if possible_components(table.vocab_size, table.width, 2) < 2:
         st.info("This table has too few rows or coordinates for a 2-D PCA map.")
         return
-    shown = plot_sample(table.vocab_size, MAX_PLOT_POINTS, must_include=np.concatenate([candidate_rows, references]))
+    shown = sample_rows(table.vocab_size, MAX_PLOT_POINTS, must_include=np.concatenate([candidate_rows, references]))
     position = {int(r): i for i, r in enumerate(shown)}
     coords = cached.cached_pca(table, 3).coords[shown, :2]
     tokens = [table.tokens[r] for r in shown]
