@@ -27,7 +27,7 @@ from typing import Callable
 import numpy as np
 
 from core.models.ablation import BLOCKS, as_float32
-from core.models.plumbing import CACHE_NAMES, one_thread
+from core.models.plumbing import CACHE_NAMES, first_layer_arguments, one_thread
 from core.models.lens import FINAL_NORMS
 from core.models.loading.pretrained import PretrainedModel, find_submodule
 
@@ -134,17 +134,6 @@ def prompts_for(prompt_ids: PromptIds, candidate: int) -> list[list[int]]:
     return [[candidate if i == prompt_ids.placeholder else i for i in ids] for ids in prompt_ids.ids]
 
 
-class _Captured(Exception):
-    """Raised by the first layer's pre-hook: its inputs are all that is needed from the model's pass."""
-
-    def __init__(self, args, kwargs):
-        super().__init__()
-        self.args, self.kwargs = args, kwargs
-
-
-CACHE_KEYS = CACHE_NAMES
-
-
 def _cache_argument(model: PretrainedModel) -> str:
     """The model's own name for a KV cache argument ('cache' in transformers 5, before 'past_key_values')."""
     import inspect
@@ -158,27 +147,15 @@ def _first_layer_inputs(model: PretrainedModel, blocks, ids, cache=None):
     other args, kwargs) entering the first layer: the model's own embedding, position embeddings,
     causal mask and KV cache object, its pass stopped right there. The cache is then filled by
     the float32 layers (its keys and values are theirs), never by the shared model."""
-    import torch
-
-    def capture(module, args, kwargs):
-        raise _Captured(args, kwargs)
     call = {"use_cache": True} | ({_cache_argument(model): cache} if cache is not None else {})
-    with model.lock, torch.inference_mode():
-        handle = blocks[0].register_forward_pre_hook(capture, with_kwargs=True)
-        try:
-            model.model(ids, **call)
-            raise RuntimeError("the model's first layer was never called")
-        except _Captured as captured:
-            args, kwargs = captured.args, captured.kwargs
-        finally:
-            handle.remove()
+    args, kwargs, _ = first_layer_arguments(model, blocks[0], ids, **call)
     hidden = args[0] if args else kwargs["hidden_states"]
-    kwargs = {k: v if k in CACHE_KEYS else as_float32(v) for k, v in kwargs.items() if k != "hidden_states"}
+    kwargs = {k: v if k in CACHE_NAMES else as_float32(v) for k, v in kwargs.items() if k != "hidden_states"}
     return hidden.float(), tuple(as_float32(a) for a in args[1:]), kwargs
 
 
 def _cache_of(kwargs):
-    return next((kwargs[k] for k in CACHE_KEYS if kwargs.get(k) is not None), None)
+    return next((kwargs[k] for k in CACHE_NAMES if kwargs.get(k) is not None), None)
 
 
 def last_position_logits(model: PretrainedModel, batches, caches=None,

@@ -17,7 +17,7 @@ import numpy as np
 
 from core.models.loading.pretrained import PretrainedModel, find_submodule
 from core.models.loading.runs import ModelRun
-from core.models.plumbing import CACHE_NAMES, one_thread
+from core.models.plumbing import CACHE_NAMES, first_layer_arguments, one_thread
 
 BLOCKS = ("model.layers", "encoder.layer", "transformer.h", "layers", "bert.encoder.layer")
 OUTPUT_PROJECTIONS = ("self_attn.o_proj", "attention.output.dense", "attn.c_proj")
@@ -199,39 +199,22 @@ def head_importance(model: PretrainedModel, ids: list[int],
     return rises
 
 
-class _Captured(Exception):
-    """Raised by the capturing hook: nothing after the first layer's input is needed."""
-
-
 CACHE_KWARGS = ("hidden_states", *CACHE_NAMES, "use_cache")     # dropped from the captured call
 
 
 def first_layer_call(model: PretrainedModel, ids: list[int], whole_pass: bool = False):
-    """What the model passes its first layer for ids (T,), captured by a pre-hook during a pass of
-    the model itself, in the model's dtype: ((args, kwargs) besides the residual stream — causal
-    mask, rotary position embeddings; no cache arguments —, that stream (1, T, d), and with
+    """What the model passes its first layer for ids (T,), in the model's dtype
+    (core.models.plumbing.first_layer_arguments): ((args, kwargs) besides the residual stream —
+    causal mask, rotary position embeddings; no cache arguments —, that stream (1, T, d), and with
     whole_pass the model's own last-position logits (V,), else None: the pass stops at the first
     layer, so embedding the text is all it costs (a float16 pass of SmolLM2 costs more on CPUs
-    than the float32 layers that follow). The one capture of layerwise and ablation."""
+    than the float32 layers that follow)."""
     import torch
 
     blocks = find_submodule(model.model, BLOCKS)
-    captured: dict = {}
-
-    def keep(module, args, kwargs):
-        captured.setdefault("call", (args, kwargs))
-        if not whole_pass:
-            raise _Captured
-    logits = None
-    with model.lock, torch.inference_mode():
-        handle = blocks[0].register_forward_pre_hook(keep, with_kwargs=True)
-        try:
-            logits = model.model(torch.tensor([ids]), use_cache=False).logits[0, -1]
-        except _Captured:
-            pass
-        finally:
-            handle.remove()
-    args, kwargs = captured["call"]
+    args, kwargs, output = first_layer_arguments(model, blocks[0], torch.tensor([ids]), whole_pass=whole_pass,
+                                                 use_cache=False)
+    logits = None if output is None else output.logits[0, -1]
     hidden = args[0] if args else kwargs["hidden_states"]
     kwargs = {k: v for k, v in kwargs.items() if k not in CACHE_KWARGS}
     return (tuple(args[1:]), kwargs), hidden, logits
