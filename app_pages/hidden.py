@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from core.hidden import vocab_health as vh
+from core.hidden import vocab_health
 from core.figures.hidden import indicator_histogram
 from ui import render, tables, words
 from ui.hidden import anisotropy
@@ -26,9 +26,9 @@ st.caption("Reference tokens: " + render.md("; ".join(reasons)) + ".")
 available = ["norm"] + (["cosine_pc", "cosine"] if len(references) else [])
 kind, percentile = hidden.choose_indicator(available, hidden.default_indicator(model))
 score = hidden.scores(table, matrix, kind, references)
-found = vh.candidates(score, percentile, table.ids)      # tied scores: by token id
+found = vocab_health.candidates(score, percentile, table.ids)      # tied scores: by token id
 source = matrix.name if kind != "norm" else "the table"
-st.caption(render.md(f"Indicator: {vh.INDICATORS[kind]}, read from {source}. ")
+st.caption(render.md(f"Indicator: {vocab_health.INDICATORS[kind]}, read from {source}. ")
            + ("magikarp uses this one for models whose input and output tables are tied." if kind == "cosine_pc"
               else "magikarp's default for models whose input and output tables are not tied." if kind == "norm"
               else "magikarp's plain cosine indicator (no component removed)."))
@@ -44,7 +44,7 @@ c2.metric("Threshold", f"{found.threshold:.4g}")
 c3.metric("Reference tokens among them", f"{int(np.isin(found.rows, references).sum()):,}")
 render.show_figure(indicator_histogram(score, found.threshold, score[references],
                                        f"The indicator over all {table.vocab_size:,} tokens",
-                                       vh.INDICATORS[kind]), key="hid_histogram")
+                                       vocab_health.INDICATORS[kind]), key="hid_histogram")
 st.subheader("The candidates")
 frame = hidden.candidate_frame(table, found.rows, score, references, hidden.stored_verification(model, found.rows))
 hidden.show_candidates(table, frame, found, kind)

@@ -41,22 +41,22 @@ def indicator_rows(tables: dict, repeats: int) -> list[dict]:
     the table's first principal component itself), and the reference tokens found."""
     from compute import gram_ms, median_ms
 
-    from core.hidden import vocab_health as vh
+    from core.hidden import vocab_health
 
     rows = []
     for name, table in tables.items():
         matvec, gram = matvec_ms(table.weight, repeats), gram_ms(table.weight)
-        found = vh.find_references(table.tokens, table.weight, vh.looks_byte_level(table.tokens), table.name)
-        references_ms = median_ms(lambda: vh.find_references(table.tokens, table.weight,
-                                                             vh.looks_byte_level(table.tokens), table.name), repeats)
+        found = vocab_health.find_references(table.tokens, table.weight, vocab_health.looks_byte_level(table.tokens), table.name)
+        references_ms = median_ms(lambda: vocab_health.find_references(table.tokens, table.weight,
+                                                             vocab_health.looks_byte_level(table.tokens), table.name), repeats)
         rows.append(row(f"reference tokens found, {name} (names, impossible bytes, identical rows)", references_ms,
                         f"one matvec {matvec:.2f} ms", references_ms / matvec, "matvec", None,
                         f"{len(found.rows):,} found; a Python pass over every token and row"))
-        norm_ms = median_ms(lambda: vh.indicator(table.weight, "norm"), repeats)
+        norm_ms = median_ms(lambda: vocab_health.indicator(table.weight, "norm"), repeats)
         rows.append(row(f"indicator 'row length' over all of {name}", norm_ms, f"one matvec {matvec:.2f} ms",
                         norm_ms / matvec, "matvec", 3))
         if len(found.rows):
-            cosine_ms = median_ms(lambda: vh.indicator(table.weight, "cosine_pc", found.rows), repeats)
+            cosine_ms = median_ms(lambda: vocab_health.indicator(table.weight, "cosine_pc", found.rows), repeats)
             rows.append(row(f"indicator 'cosine to the unused mean, 1st PC removed' over all of {name}", cosine_ms,
                             f"Gram {gram:.1f} ms; one matvec {matvec:.2f} ms", cosine_ms / gram, "Gram", 3,
                             f"the PCA included; {cosine_ms / matvec:.1f}× matvec"))
@@ -68,32 +68,32 @@ def anisotropy_rows(tables: dict, repeats: int) -> list[dict]:
     standardised table's r(cosine, id gap) (the Geometry page's r, read through the z-scores)."""
     from compute import gram_ms, median_ms
 
-    from core.hidden import anisotropy as an
+    from core.hidden import anisotropy
     from core.geometry import row_norms
 
     rows = []
     for name, table in tables.items():
         matvec, gram = matvec_ms(table.weight, repeats), gram_ms(table.weight)
-        raw_ms = median_ms(lambda: an.anisotropy(table.weight), repeats)
-        stats = an.column_stats(table.weight)
-        result = an.anisotropy(table.weight)
+        raw_ms = median_ms(lambda: anisotropy.anisotropy(table.weight), repeats)
+        stats = anisotropy.column_stats(table.weight)
+        result = anisotropy.anisotropy(table.weight)
         top = result.top_dimensions(3)
         rows.append(row(f"anisotropy, {name}: exact mean cosine and every dimension's part", raw_ms,
                         f"one matvec {matvec:.2f} ms", raw_ms / matvec, "matvec", 6,
                         f"{result.mean_cosine:.4f}; top {', '.join(map(str, top))}: "
                         f"{', '.join(f'{result.contributions[d]:.3g}' for d in top)}"))
-        z_ms = median_ms(lambda: an.anisotropy(table.weight, an.column_stats(table.weight)), repeats)
+        z_ms = median_ms(lambda: anisotropy.anisotropy(table.weight, anisotropy.column_stats(table.weight)), repeats)
         rows.append(row(f"anisotropy, {name}, standardised (column means and spreads included)", z_ms,
                         f"one matvec {matvec:.2f} ms", z_ms / matvec, "matvec", 10,
-                        f"{an.anisotropy(table.weight, stats).mean_cosine:+.5f}"))
+                        f"{anisotropy.anisotropy(table.weight, stats).mean_cosine:+.5f}"))
         norms = row_norms(table.weight)
-        raw_r_ms = median_ms(lambda: an.id_gap_r(table.weight, table.ids, None, norms), repeats)
-        z_norms = an.standardised_norms(table.weight, stats)
-        z_r_ms = median_ms(lambda: an.id_gap_r(table.weight, table.ids, stats, z_norms), repeats)
+        raw_r_ms = median_ms(lambda: anisotropy.id_gap_r(table.weight, table.ids, None, norms), repeats)
+        z_norms = anisotropy.standardised_norms(table.weight, stats)
+        z_r_ms = median_ms(lambda: anisotropy.id_gap_r(table.weight, table.ids, stats, z_norms), repeats)
         rows.append(row(f"r(cosine, id gap) of {name} standardised, every pair", z_r_ms,
                         f"Gram {gram:.1f} ms; as it is {raw_r_ms:.1f} ms", z_r_ms / gram, "Gram", 6,
-                        f"r {an.id_gap_r(table.weight, table.ids, None, norms):+.4f} → "
-                        f"{an.id_gap_r(table.weight, table.ids, stats, z_norms):+.4f}; "
+                        f"r {anisotropy.id_gap_r(table.weight, table.ids, None, norms):+.4f} → "
+                        f"{anisotropy.id_gap_r(table.weight, table.ids, stats, z_norms):+.4f}; "
                         f"{z_r_ms / raw_r_ms:.2f}× the r as it is"))
     return rows
 
@@ -102,7 +102,7 @@ def layer_rows(repeats: int) -> list[dict]:
     """Per-layer anisotropy of one text's contextual vectors against the forward pass that makes them."""
     from compute import median_ms
 
-    from core.hidden import anisotropy as an
+    from core.hidden import anisotropy
     from core.models.loading.pretrained import load_model
 
     rows = []
@@ -112,7 +112,7 @@ def layer_rows(repeats: int) -> list[dict]:
             ids = model.encode(words)
             run = model.run(ids)
             pass_ms = median_ms(lambda: model.run(ids), max(2, repeats // 2))
-            ours_ms = median_ms(lambda: an.layer_anisotropy(run.hidden_states, model.causal), repeats)
+            ours_ms = median_ms(lambda: anisotropy.layer_anisotropy(run.hidden_states, model.causal), repeats)
             rows.append(row(f"per-layer anisotropy, {model.name}, {len(ids)} tokens × {model.layers + 1} layers",
                             ours_ms, f"one forward pass {pass_ms:.0f} ms", ours_ms / pass_ms, "a pass", 0.1))
     return rows
@@ -124,17 +124,17 @@ def verification_rows() -> list[dict]:
     magikarp's generate, without the two later ones)."""
     import torch
 
-    from core.hidden import vocab_health as vh
+    from core.hidden import vocab_health
     from core.models.loading.pretrained import load_model
     from core.hidden.verification import build_prompt_ids, prompts_for, verify
 
     model = load_model("smollm2")
     table = model.table
-    found = vh.find_references(table.tokens, table.weight, True, table.name)
+    found = vocab_health.find_references(table.tokens, table.weight, True, table.name)
     prompt_ids = build_prompt_ids(model)
-    scores = vh.indicator(table.weight, "cosine_pc", found.rows)
+    scores = vocab_health.indicator(table.weight, "cosine_pc", found.rows)
     special = set(model.tokenizer.all_special_ids) | set(model.tokenizer.get_added_vocab().values())
-    candidates = [int(r) for r in vh.candidates(scores).rows if int(r) not in special][:VERIFIED]
+    candidates = [int(r) for r in vocab_health.candidates(scores).rows if int(r) not in special][:VERIFIED]
     start = time.perf_counter()
     result = verify(model, candidates, prompt_ids)
     ours_ms = 1000 * (time.perf_counter() - start) / len(candidates)

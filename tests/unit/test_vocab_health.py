@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 from sklearn.decomposition import PCA
 
-from core.hidden import vocab_health as vh
+from core.hidden import vocab_health
 
 
 def magikarp_style_cosine_distance(weight: np.ndarray, references, remove_first_component: bool) -> np.ndarray:
@@ -37,7 +37,7 @@ def table_with_unused():
 def test_cosine_indicator_equals_the_brute_force_loop(table_with_unused, remove, dtype):
     weight, references = table_with_unused
     weight = weight.astype(dtype)
-    got = vh.cosine_distance_to_unused(weight, references, remove_first_component=remove)
+    got = vocab_health.cosine_distance_to_unused(weight, references, remove_first_component=remove)
     expected = magikarp_style_cosine_distance(weight, references, remove)
     # float32 block products of rows of length ~10: distances agree to ~1e-6 absolute; 1e-5 is the promise
     np.testing.assert_allclose(got, expected, atol=1e-5)
@@ -46,12 +46,12 @@ def test_cosine_indicator_equals_the_brute_force_loop(table_with_unused, remove,
 
 def test_norm_indicator_and_candidates_against_numpy(table_with_unused):
     weight, _ = table_with_unused
-    scores = vh.indicator(weight, "norm")
+    scores = vocab_health.indicator(weight, "norm")
     np.testing.assert_allclose(scores, np.linalg.norm(weight.astype(np.float64), axis=1), rtol=1e-6)
-    found = vh.candidates(scores, 5.0)
+    found = vocab_health.candidates(scores, 5.0)
     expected = [r for r in np.argsort(scores, kind="stable") if scores[r] <= np.percentile(scores, 5.0)]
     assert found.rows.tolist() == expected and len(expected) == 15
-    ranks = vh.ranks(scores)
+    ranks = vocab_health.ranks(scores)
     assert ranks[found.rows[0]] == 1 and sorted(ranks.tolist()) == list(range(1, 301))
 
 
@@ -60,23 +60,23 @@ def test_references_by_name_bytes_and_identical_rows():
     weight = np.arange(len(tokens) * 3, dtype=np.float32).reshape(-1, 3)
     weight[8] = weight[9] = weight[10] = 7.0        # three identical rows
     weight[6] = weight[7] = 5.0                    # a pair is not enough
-    found = vh.find_references(tokens, weight, byte_level=True)
+    found = vocab_health.find_references(tokens, weight, byte_level=True)
     assert found.rows.tolist() == [0, 1, 3, 4, 8, 9, 10]
     assert len(found.reasons) == 3
-    assert vh.find_references(tokens, weight, byte_level=False).rows.tolist() == [0, 1, 8, 9, 10]
+    assert vocab_health.find_references(tokens, weight, byte_level=False).rows.tolist() == [0, 1, 8, 9, 10]
 
 
 def test_reference_rows_typed():
-    assert vh.parse_id_list("5, 7-9;12", 20).tolist() == [5, 7, 8, 9, 12]
-    assert vh.parse_id_list("", 20).tolist() == []
+    assert vocab_health.parse_id_list("5, 7-9;12", 20).tolist() == [5, 7, 8, 9, 12]
+    assert vocab_health.parse_id_list("", 20).tolist() == []
     for bad in ("7-30", "a", "9-7", "=1+1"):
         with pytest.raises(ValueError):
-            vh.parse_id_list(bad, 20)
+            vocab_health.parse_id_list(bad, 20)
 
 
 def test_indicator_without_references_says_so():
     with pytest.raises(ValueError, match="reference"):
-        vh.indicator(np.ones((5, 2)), "cosine", np.array([], dtype=np.int64))
+        vocab_health.indicator(np.ones((5, 2)), "cosine", np.array([], dtype=np.int64))
 
 
 def test_minilm_unused_rows_dominate_the_candidates():
@@ -85,11 +85,11 @@ def test_minilm_unused_rows_dominate_the_candidates():
     from core.models.loading.pretrained import load_model
 
     table = load_model("minilm").table
-    found = vh.candidates(vh.indicator(table.weight, "norm"))
+    found = vocab_health.candidates(vocab_health.indicator(table.weight, "norm"))
     unused = np.array([table.tokens[r].startswith("[unused") for r in found.rows])
     assert len(found.rows) == 611 and unused.mean() > 0.6
-    references = vh.find_references(table.tokens, table.weight, vh.looks_byte_level(table.tokens))
-    assert len(references.rows) == 994 and not vh.looks_byte_level(table.tokens)
+    references = vocab_health.find_references(table.tokens, table.weight, vocab_health.looks_byte_level(table.tokens))
+    assert len(references.rows) == 994 and not vocab_health.looks_byte_level(table.tokens)
 
 
 def test_smollm2_references():
@@ -99,13 +99,13 @@ def test_smollm2_references():
     from core.models.loading.pretrained import load_model
 
     table = load_model("smollm2").table
-    found = vh.find_references(table.tokens, table.weight, vh.looks_byte_level(table.tokens), table.name)
+    found = vocab_health.find_references(table.tokens, table.weight, vocab_health.looks_byte_level(table.tokens), table.name)
     specials = [5] + list(range(7, 17))
     assert found.rows.tolist() == specials + [36743, 36744, 48047]
     rows = np.asarray(table.weight[specials], dtype=np.float32)
     assert np.abs(rows - rows[0]).max() < 0.01
-    scores = vh.indicator(table.weight, "cosine_pc", found.rows)
-    top = [table.tokens[r] for r in vh.candidates(scores).rows[:15]]
+    scores = vocab_health.indicator(table.weight, "cosine_pc", found.rows)
+    top = [table.tokens[r] for r in vocab_health.candidates(scores).rows[:15]]
     assert {"ManagementPlaneProtection", "ĠInstancePreprocess", "Ġtransistorsum"} <= set(top)
 
 
@@ -117,18 +117,18 @@ def test_candidates_tied_to_float32_precision_are_listed_by_row():
     scores = rng.uniform(0.2, 1.2, size=500)
     tied = np.array([400, 17, 250, 3, 99])
     scores[tied] = [9e-7, 6e-7, 7e-7, 8e-7, 6.5e-7]
-    found = vh.candidates(scores, 2.0)
+    found = vocab_health.candidates(scores, 2.0)
     assert found.rows[:5].tolist() == [3, 17, 99, 250, 400]
     ids = np.arange(500)[::-1] + 1000                            # token ids that run against the rows
-    assert vh.candidates(scores, 2.0, ids).rows[:5].tolist() == [400, 250, 99, 17, 3]
+    assert vocab_health.candidates(scores, 2.0, ids).rows[:5].tolist() == [400, 250, 99, 17, 3]
     for _ in range(20):
         noisy = scores * (1 + rng.uniform(-1e-7, 1e-7, size=scores.shape))
         noisy[tied] = rng.uniform(5e-7, 1e-6, size=len(tied))
-        assert vh.candidates(noisy, 2.0).rows.tolist() == found.rows.tolist()
-        assert (vh.ranks(noisy)[tied] == vh.ranks(scores)[tied]).all()
+        assert vocab_health.candidates(noisy, 2.0).rows.tolist() == found.rows.tolist()
+        assert (vocab_health.ranks(noisy)[tied] == vocab_health.ranks(scores)[tied]).all()
     edge = np.sort(scores)[9]             # the 2nd percentile of 500 lies between the 10th and 11th lowest
     scores[[42, 43]] = edge + 2e-7, edge + 4e-7        # above the threshold, tied with the 10th by a chain
-    at_edge = vh.candidates(scores, 2.0)
+    at_edge = vocab_health.candidates(scores, 2.0)
     assert scores[42] > at_edge.threshold and {42, 43} <= set(at_edge.rows.tolist())
 
 
@@ -139,9 +139,9 @@ def test_smollm2_candidates_follow_the_tie_rule():
     from core.models.loading.pretrained import load_model
 
     table = load_model("smollm2").table
-    references = vh.find_references(table.tokens, table.weight, True, table.name).rows
-    scores = vh.indicator(table.weight, "cosine_pc", references)
-    rows = vh.candidates(scores).rows
+    references = vocab_health.find_references(table.tokens, table.weight, True, table.name).rows
+    scores = vocab_health.indicator(table.weight, "cosine_pc", references)
+    rows = vocab_health.candidates(scores).rows
     ruled = order.ranked(scores, tol=order.tolerance(scores, order.FLOAT32))      # every row by the rule
     assert rows.tolist() == ruled[:len(rows)].tolist()
     tied = rows[scores[rows] < 1e-6]
@@ -149,4 +149,4 @@ def test_smollm2_candidates_follow_the_tie_rule():
     rng = np.random.default_rng(1)
     noisy = scores * (1 + rng.uniform(-1e-7, 1e-7, size=scores.shape))
     noisy[tied] = rng.uniform(5e-7, 1e-6, size=len(tied))
-    assert vh.candidates(noisy).rows[:100].tolist() == rows[:100].tolist()
+    assert vocab_health.candidates(noisy).rows[:100].tolist() == rows[:100].tolist()

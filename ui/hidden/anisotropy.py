@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from core.hidden import anisotropy as an
+import core.hidden.anisotropy
 from core.figures.hidden import dimension_bars
 from core.geometry import nearest
 from core.tables import EmbeddingTable
@@ -19,36 +19,36 @@ NEIGHBOURS = 10
 
 
 @st.cache_resource(show_spinner="Reading every dimension's mean and spread…", max_entries=16)
-def _stats_by_key(key: str, _weight: np.ndarray) -> an.ColumnStats:
-    stats = an.column_stats(_weight)
+def _stats_by_key(key: str, _weight: np.ndarray) -> core.hidden.anisotropy.ColumnStats:
+    stats = core.hidden.anisotropy.column_stats(_weight)
     stats.mean.flags.writeable = stats.std.flags.writeable = False
     return stats
 
 
-def column_stats(table: EmbeddingTable) -> an.ColumnStats:
+def column_stats(table: EmbeddingTable) -> core.hidden.anisotropy.ColumnStats:
     return _stats_by_key(table.key, table.weight)
 
 
 @st.cache_resource(show_spinner="Averaging the cosine of every pair…", max_entries=32)
-def _anisotropy_by_key(key: str, _table: EmbeddingTable, standardise: bool) -> an.Anisotropy:
-    result = an.anisotropy(_table.weight, column_stats(_table) if standardise else None)
+def _anisotropy_by_key(key: str, _table: EmbeddingTable, standardise: bool) -> core.hidden.anisotropy.Anisotropy:
+    result = core.hidden.anisotropy.anisotropy(_table.weight, column_stats(_table) if standardise else None)
     result.contributions.flags.writeable = False
     cached.release_memory()
     return result
 
 
-def anisotropy(table: EmbeddingTable, standardise: bool) -> an.Anisotropy:
+def anisotropy(table: EmbeddingTable, standardise: bool) -> core.hidden.anisotropy.Anisotropy:
     return _anisotropy_by_key(table.key, table, standardise)
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
 def _sampled_by_key(key: str, _weight: np.ndarray) -> tuple[float, float]:
-    return an.sampled_mean_cosine(_weight)
+    return core.hidden.anisotropy.sampled_mean_cosine(_weight)
 
 
 @st.cache_resource(show_spinner=False, max_entries=16)
 def _standardised_norms_by_key(key: str, _table: EmbeddingTable) -> np.ndarray:
-    norms = an.standardised_norms(_table.weight, column_stats(_table))
+    norms = core.hidden.anisotropy.standardised_norms(_table.weight, column_stats(_table))
     norms.flags.writeable = False
     return norms
 
@@ -56,14 +56,14 @@ def _standardised_norms_by_key(key: str, _table: EmbeddingTable) -> np.ndarray:
 def neighbour_rows(table: EmbeddingTable, row: int) -> tuple[list[int], list[int]]:
     """The row's NEIGHBOURS nearest rows by cosine: in the table as it is, and standardised."""
     raw = [r for r, _ in nearest(table.weight, row, NEIGHBOURS, "cosine", norms=cached.cached_norms(table))]
-    z = an.standardised_nearest(table.weight, row, NEIGHBOURS, column_stats(table),
+    z = core.hidden.anisotropy.standardised_nearest(table.weight, row, NEIGHBOURS, column_stats(table),
                                 _standardised_norms_by_key(table.key, table)).tolist()
     return raw, z
 
 
 @st.cache_data(show_spinner="Correlating every pair's cosine with its id gap, standardised…", max_entries=32)
 def _standardised_r_by_key(key: str, _table: EmbeddingTable) -> float:
-    value = an.id_gap_r(_table.weight, _table.ids, column_stats(_table), _standardised_norms_by_key(key, _table))
+    value = core.hidden.anisotropy.id_gap_r(_table.weight, _table.ids, column_stats(_table), _standardised_norms_by_key(key, _table))
     cached.release_memory()
     return value
 
@@ -73,7 +73,7 @@ def id_gap_r(table: EmbeddingTable, standardise: bool) -> float:
     return _standardised_r_by_key(table.key, table) if standardise else cached.cached_id_gap_correlation(table)
 
 
-def changes_frame(raw: an.Anisotropy, z: an.Anisotropy, r_raw: float, r_z: float) -> pd.DataFrame:
+def changes_frame(raw: core.hidden.anisotropy.Anisotropy, z: core.hidden.anisotropy.Anisotropy, r_raw: float, r_z: float) -> pd.DataFrame:
     """What standardising changes, one line a number: as it is, standardised, the change."""
     top_raw, top_z = int(raw.top_dimensions(1)[0]), int(z.top_dimensions(1)[0])
     lines = [("mean cosine of every pair", raw.mean_cosine, z.mean_cosine),
@@ -124,7 +124,7 @@ def show_anisotropy(table: EmbeddingTable) -> None:
     show_changes(table, raw, z, r_raw, r_z)
 
 
-def show_numbers(table: EmbeddingTable, raw: an.Anisotropy, z: an.Anisotropy, r_raw: float, r_z: float,
+def show_numbers(table: EmbeddingTable, raw: core.hidden.anisotropy.Anisotropy, z: core.hidden.anisotropy.Anisotropy, r_raw: float, r_z: float,
                  standardise: bool) -> None:
     """The toggle's view in three metrics; standardised, each says how far it moved."""
     sampled, error = _sampled_by_key(table.key, table.weight)
@@ -141,7 +141,7 @@ def show_numbers(table: EmbeddingTable, raw: an.Anisotropy, z: an.Anisotropy, r_
     c3.metric("20,000 random pairs, as it is", f"{sampled:.4f} ± {error:.4f}", help="seed 0; ± one standard error")
 
 
-def show_changes(table: EmbeddingTable, raw: an.Anisotropy, z: an.Anisotropy, r_raw: float, r_z: float) -> None:
+def show_changes(table: EmbeddingTable, raw: core.hidden.anisotropy.Anisotropy, z: core.hidden.anisotropy.Anisotropy, r_raw: float, r_z: float) -> None:
     st.subheader("What standardising changes")
     columns = ["as it is", "standardised", "change"]
     changes = render.digits_when_presenting(changes_frame(raw, z, r_raw, r_z), columns)
@@ -178,7 +178,7 @@ def show_neighbour_overlap(table: EmbeddingTable) -> None:
         except ValueError as error:
             render.warning_box(f"{table.tokens[row]}: {error}")
             continue
-        lines.append({"token": table.tokens[row], f"overlap@{NEIGHBOURS}": an.overlap(raw, z),
+        lines.append({"token": table.tokens[row], f"overlap@{NEIGHBOURS}": core.hidden.anisotropy.overlap(raw, z),
                       "neighbours as it is": ", ".join(table.tokens[r] for r in raw[:6]),
                       "neighbours standardised": ", ".join(table.tokens[r] for r in z[:6])})
     if lines:
@@ -209,7 +209,7 @@ def show_layers(table: EmbeddingTable) -> None:
         st.info("Type a text of a few more tokens: a mean over fewer than 3 vectors says nothing.")
         return
     run = cached.model_run(tables.current_table_name(), ids)
-    layers = an.layer_anisotropy(run.hidden_states, skip_first)
+    layers = core.hidden.anisotropy.layer_anisotropy(run.hidden_states, skip_first)
     top = np.argmax(layers.contributions, axis=1)
     top_share = layers.contributions[np.arange(len(top)), top] / layers.mean_cosine
     fig = line_chart(range(len(layers.mean_cosine)), {"mean cosine of the text's vectors": layers.mean_cosine,

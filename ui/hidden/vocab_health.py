@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from core.hidden import vocab_health as vh
+from core.hidden import vocab_health
 from core.figures.geometry import hover_texts
 from core.figures.hidden import candidate_map, indicator_histogram, verification_bars
 from core.geometry import possible_components, sample_rows
@@ -25,20 +25,20 @@ DEFAULT_VERIFIED = 10
 
 # ---------------------------------------------------------------- cached computations (draw nothing)
 @st.cache_resource(show_spinner=False, max_entries=16)
-def _references_by_key(key: str, _table: EmbeddingTable) -> vh.References:
-    found = vh.find_references(_table.tokens, _table.weight, vh.looks_byte_level(_table.tokens), _table.name)
+def _references_by_key(key: str, _table: EmbeddingTable) -> vocab_health.References:
+    found = vocab_health.find_references(_table.tokens, _table.weight, vocab_health.looks_byte_level(_table.tokens), _table.name)
     found.rows.flags.writeable = False
     return found
 
 
-def automatic_references(table: EmbeddingTable) -> vh.References:
+def automatic_references(table: EmbeddingTable) -> vocab_health.References:
     return _references_by_key(table.key, table)
 
 
 @st.cache_resource(show_spinner="Scoring every token…", max_entries=16)
 def _scores_by_key(key: str, _weight: np.ndarray, kind: str, references: tuple[int, ...],
                    _norms: np.ndarray | None, _component: np.ndarray | None) -> np.ndarray:
-    scores = vh.indicator(_weight, kind, np.array(references, dtype=np.int64), norms=_norms, component=_component)
+    scores = vocab_health.indicator(_weight, kind, np.array(references, dtype=np.int64), norms=_norms, component=_component)
     scores.flags.writeable = False
     cached.release_memory()
     return scores
@@ -119,7 +119,7 @@ def choose_references(table: EmbeddingTable) -> tuple[np.ndarray, list[str]]:
                               "hid_refs", "", query="refs", parse=state.parse_text, per_table=True)
     if typed.strip():
         try:
-            rows = vh.parse_id_list(typed, table.vocab_size)
+            rows = vocab_health.parse_id_list(typed, table.vocab_size)
             return rows, [f"{len(rows):,} rows typed above"]
         except ValueError as error:
             render.error_box(f"Reference rows not used: {error}")
@@ -132,14 +132,14 @@ def choose_indicator(available: list[str], default: str) -> tuple[str, float]:
     """(indicator, percentile) from their widgets (and the URL)."""
     c1, c2 = st.columns([3, 1])
     kind = state.kept_widget(c1.radio, "Indicator (lower = more suspicious)", "hid_indicator", default, per_table=True,
-                             query="indicator", parse=state.parse_choice(list(vh.INDICATORS)),
-                             options=list(vh.INDICATORS), format_func=vh.INDICATORS.get)
-    percentile = state.kept_widget(c2.number_input, "Candidates: lowest %", "hid_pct", vh.DEFAULT_PERCENTILE, query="pct",
+                             query="indicator", parse=state.parse_choice(list(vocab_health.INDICATORS)),
+                             options=list(vocab_health.INDICATORS), format_func=vocab_health.INDICATORS.get)
+    percentile = state.kept_widget(c2.number_input, "Candidates: lowest %", "hid_pct", vocab_health.DEFAULT_PERCENTILE, query="pct",
                       parse=state.parse_float_in(0.1, 10.0), min_value=0.1, max_value=10.0, step=0.5,
                       help="magikarp verifies the lowest 2 % of tokens by the indicator.")
     if kind not in available:
-        render.info_box(f"“{vh.INDICATORS[kind]}” needs reference tokens, and none are known for this table: "
-                        f"showing “{vh.INDICATORS['norm']}”. Type reference rows to use it.")
+        render.info_box(f"“{vocab_health.INDICATORS[kind]}” needs reference tokens, and none are known for this table: "
+                        f"showing “{vocab_health.INDICATORS['norm']}”. Type reference rows to use it.")
         return "norm", float(percentile)
     return kind, float(percentile)
 
@@ -186,7 +186,7 @@ def candidates_file_name(kind: str, percentile: float) -> str:
     return f"{render.export_name(f'undertrained-{kind}-lowest-{percentile:g}pct')}.csv"
 
 
-def show_candidates(table: EmbeddingTable, frame: pd.DataFrame, found: vh.Candidates, kind: str = "norm") -> None:
+def show_candidates(table: EmbeddingTable, frame: pd.DataFrame, found: vocab_health.Candidates, kind: str = "norm") -> None:
     listed = frame.head(MAX_PRESENTED if render.presenting() else MAX_LISTED)
     render.show_frame(render.digits_when_presenting(listed, ["indicator", "max p (repeat)"], ".3g"),
                       hide_index=True, width="stretch",
