@@ -18,7 +18,8 @@ def median_ms(function, repeats: int = 5) -> float:
 
 
 def load_tables() -> dict:
-    from core.models.loading.pretrained import load_model, load_table
+    from core.models.loading.glove import load_table
+    from core.models.loading.pretrained import load_model
 
     return {"MiniLM 30522×384": load_model("minilm").table,
             "SmolLM2 49152×576": load_model("smollm2").table,

@@ -41,7 +41,7 @@ def peak_mb() -> float:
 
 def glove_rows(n: int) -> np.ndarray:
     """A seeded sample of n GloVe rows (the only built-in table with more than 50,000 rows)."""
-    from core.models.loading.pretrained import load_table
+    from core.models.loading.glove import load_table
 
     table = load_table("glove-50d")
     rows = np.sort(np.random.default_rng(0).choice(table.vocab_size, n, replace=False))

@@ -61,7 +61,7 @@ def loaded_model(name: str):
 
 @st.cache_resource(show_spinner="Loading GloVe (once per server)…")
 def glove() -> EmbeddingTable:
-    from core.models.loading.pretrained import load_table
+    from core.models.loading.glove import load_table
 
     return load_table("glove-50d")
 

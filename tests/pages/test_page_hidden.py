@@ -213,7 +213,7 @@ def test_minilm_standardising_reports_mean_cosine_r_and_neighbours_as_numpy_does
 
 
 def test_glove_says_which_methods_apply_and_its_numbers_are_numpys():
-    from core.models.loading.pretrained import load_table
+    from core.models.loading.glove import load_table
 
     at = open_page("hidden", table="glove-50d", tokens="king queen cat")
     assert_clean(at)

@@ -40,7 +40,7 @@ def test_glove_hubness_on_a_stated_sample_behind_a_button():
     assert len(hubs) == 20 and hubs["N_10"].is_monotonic_decreasing
     assert "CSLS needs every row" in " ".join(texts(at.caption))
     from core.map_quality import hubness
-    from core.models.loading.pretrained import load_table
+    from core.models.loading.glove import load_table
 
     table = load_table("glove-50d")
     rows = np.sort(np.random.default_rng(0).choice(table.vocab_size, 20_000, replace=False))
@@ -74,7 +74,7 @@ def pca_points(table, at):
 
 
 def test_per_point_faithfulness_of_a_pca_map_among_the_mapped_points():
-    from core.models.loading.pretrained import load_table
+    from core.models.loading.glove import load_table
 
     at = open_page("maps", table="glove-50d", tokens="the", query="the", n="1500", seed="11", method="PCA", faithin="mapped")
     assert_clean(at)
@@ -115,7 +115,7 @@ def test_kmeans_stability_on_a_pca_map_vs_sklearn():
     from sklearn.metrics import adjusted_rand_score
 
     from core.maps.clusters import ClusterSettings, find_clusters
-    from core.models.loading.pretrained import load_table
+    from core.models.loading.glove import load_table
 
     at = open_page("maps", table="glove-50d", tokens="the", query="the", n="1500", seed="11", method="PCA", clusters="k-means", k="5",
                    faithin="mapped")

@@ -71,7 +71,7 @@ def take_the_tour(name: str) -> dict[str, str]:
 
 
 def test_analogies_tour_answers_are_glove_s_own():
-    from core.models.loading.pretrained import load_table
+    from core.models.loading.glove import load_table
     from core.directions.semantic import analogy, inverse_norms
 
     revealed = take_the_tour("analogies")

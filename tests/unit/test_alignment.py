@@ -19,7 +19,7 @@ from core.compare.alignment import (
 
 
 def test_procrustes_recovers_a_known_rotation_of_a_table():
-    from core.models.loading.pretrained import load_table
+    from core.models.loading.glove import load_table
 
     table = np.asarray(load_table("glove-50d").weight[:20_000], dtype=np.float64)
     rotation = ortho_group.rvs(50, random_state=7)

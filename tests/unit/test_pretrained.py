@@ -5,7 +5,8 @@ import numpy as np
 import pytest
 import torch
 
-from core.models.loading.pretrained import load_model, load_table, minilm_dir
+from core.models.loading.glove import load_table
+from core.models.loading.pretrained import load_model, minilm_dir
 
 
 @pytest.fixture(scope="module")

@@ -50,7 +50,7 @@ def test_analogy_equals_a_brute_force_loop(seed):
 
 
 def test_king_minus_man_plus_woman_on_glove():
-    from core.models.loading.pretrained import load_table
+    from core.models.loading.glove import load_table
 
     table = load_table("glove-50d")
     row = table.row_of_token

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from core.models.loading.pretrained import load_table
+from core.models.loading.glove import load_table
 from core.models.loading.smollm2_cache import cache_root, ensure_smollm2_cache
 
 
