@@ -1,0 +1,81 @@
+"""The Geometry page's figures (core.figures.geometry, core.figures.searched): the chosen and searched
+tokens named, WebGL for many points, labels that step aside."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+
+@pytest.mark.parametrize("dims", [2, 3])
+def test_pca_scatter_names_the_chosen_and_searched_tokens(dims):
+    from core.figures.geometry import pca_scatter
+
+    coords = np.arange(5 * dims, dtype=float).reshape(5, dims)
+    tokens = ["a", "b", "c", "d", "e"]
+    fig = pca_scatter(coords, tokens, np.arange(5), "t", colour_values=np.arange(5), labelled=[1, 3],
+                      highlighted=[4])
+    named = {trace.name: trace for trace in fig.data}
+    assert list(named["chosen"].customdata) == [1, 3] and list(named["searched"].customdata) == [4]
+    written = ([a.text for a in fig.layout.annotations] if dims == 2
+               else list(named["chosen"].text) + list(named["searched"].text))
+    assert written == ["b", "d", "e"]
+    if dims == 2:  # each label sits on its point
+        assert [(a.x, a.y) for a in fig.layout.annotations] == [(2.0, 3.0), (6.0, 7.0), (8.0, 9.0)]
+
+
+@pytest.mark.parametrize("points, drawn_as", [(5, "scatter"), (999, "scatter"), (1000, "scattergl"), (40_000, "scattergl")])
+def test_many_points_are_drawn_with_webgl_few_with_svg(points, drawn_as):
+    from core.figures.geometry import id_gap_scatter, norm_by_id_figure
+
+    values = np.linspace(0, 1, points)
+    gaps = id_gap_scatter(np.arange(points), values, [3], [0.5], ["a–b"], "t")
+    norms = norm_by_id_figure(np.arange(points), values, [f"t{i}" for i in range(points)], "t")
+    assert gaps.data[0].type == drawn_as and gaps.data[1].type == "scatter"      # chosen pairs: labelled SVG
+    assert {trace.type for trace in norms.data} == {drawn_as}
+
+
+def test_a_token_both_chosen_and_searched_is_named_once():
+    from core.figures.geometry import pca_scatter
+
+    fig = pca_scatter(np.arange(10, dtype=float).reshape(5, 2), list("abcde"), np.arange(5), "t",
+                      colour_values=np.arange(5), labelled=[1, 4], highlighted=[4])
+    assert [a.text for a in fig.layout.annotations] == ["b", "e"]
+
+
+def test_arrow_labels_step_aside_for_near_tips():
+    from core.figures.geometry import ARROWS_HEIGHT, arrows_figure, scatter_plot_area
+    from core.figures.labels import boxes_overlap, label_boxes, to_pixels
+
+    close = np.array([[2.04, 0.69], [2.39, 0.9], [2.27, 2.38], [2.28, 1.06]])    # GloVe's cat, dog, king, queen
+    names = ["★ cat", "dog", "king", "queen"]
+    fig = arrows_figure(close, ["cat", "dog", "king", "queen"], "t", highlighted=0)
+    notes = [a for a in fig.layout.annotations if a.text]
+    assert [a.text for a in notes] == names
+    x_range, y_range = fig.layout.xaxis.range, fig.layout.yaxis.range
+    area = scatter_plot_area(x_range, y_range, ARROWS_HEIGHT - 10, equal_aspect=True)
+    boxes = label_boxes(to_pixels(close, x_range, y_range, area), [(a.xshift, -a.yshift) for a in notes], names)
+    assert boxes_overlap(boxes) == []
+    fig = arrows_figure(np.array([[2.0, 1.0], [3.0, -1.0]]), ["h", "w"], "t")
+    labels = [a for a in fig.layout.annotations if a.text]
+    assert [a.text for a in labels] == ["h", "w"]
+    assert [trace.name for trace in fig.data] == ["h (2, 1)", "w (3, −1)"]                # the legend
+    assert [(a.x, a.y) for a in labels] == [(2.0, 1.0), (3.0, -1.0)]
+    assert labels[0].yshift > 0 > labels[1].yshift                  # outward: h above its tip, w below
+
+
+def test_the_searched_token_figure_is_small_and_marks_the_token_twice():
+    """A search redraws this figure only: a few hundred SVG points (no WebGL context to create)."""
+    from core.figures.searched import BACKGROUND_POINTS, SearchedPoint, background_rows, searched_token_figure
+
+    rows = background_rows(20_000)
+    assert len(rows) == BACKGROUND_POINTS and rows[0] == 0 and rows[-1] == 19_999
+    assert np.array_equal(background_rows(3), [0, 1, 2]) and len(background_rows(0)) == 0
+    rng = np.random.default_rng(0)
+    fig = searched_token_figure(rng.standard_normal((len(rows), 2)), rows, rng.random(len(rows)),
+                                SearchedPoint(np.array([0.5, -0.2]), 7, 1.5, "cat", "'cat' · id 7"),
+                                [SearchedPoint(np.zeros(2), 3, 1.0, "dog", "'dog' · id 3")], "Where cat sits")
+    assert {trace.type for trace in fig.data} == {"scatter"}
+    marks = [trace for trace in fig.data if trace.name == "searched"]
+    assert [(m.x[0], m.y[0]) for m in marks] == [(0.5, -0.2), (7, 1.5)]       # PCA plane, norm by id
+    assert [a.text for a in fig.layout.annotations].count("cat") == 2
+    assert sum(len(trace.x) for trace in fig.data) == 2 * len(rows) + 2 + 2
