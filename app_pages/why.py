@@ -1,9 +1,7 @@
 """Why this prediction: which heads, MLPs, layers and positions made a causal model's next token."""
 from __future__ import annotations
 
-import streamlit as st
-
-from ui import state, words
+from ui import widgets
 from ui.why import page as why
 from ui.why import attribution as why_attribution
 from ui.why import layers as why_layers
@@ -17,13 +15,10 @@ METHODS = {
     "massive": "Massive activations",
 }
 
-st.title("🔍 Why this prediction")
-words.define("logit", "residual stream", "layer", "attention head", "final norm", "attribution",
-             "activation patching", "query")
-model = why.causal_model_or_stop()
-method = state.kept_widget(st.radio, "Method", "why_method", "attribution", query="method",
-                           parse=state.parse_choice(METHODS), options=list(METHODS), format_func=METHODS.get,
-                           horizontal=True)
+model, method = widgets.sections_page_header(
+    "🔍 Why this prediction", ("logit", "residual stream", "layer", "attention head", "final norm", "attribution",
+                              "activation patching", "query"), why.causal_model_or_stop, METHODS, "Method",
+    "why_method", "method")
 if method == "attribution":
     why_attribution.show_attribution(model)
 elif method == "patching":

@@ -1,12 +1,15 @@
-"""Inputs several pages share: the sentence -> token ids, a token's stages, live training."""
+"""Inputs several pages share: the sentence -> token ids, a token's stages, live training, the head
+of a page of sections over a causal model."""
 from __future__ import annotations
+
+from typing import Callable
 
 import streamlit as st
 
 from core.limits import MAX_MODEL_TOKENS, MAX_TEXT_CHARS
 from core.tables import EmbeddingTable
-from ui import cached, render, tables
-from ui.state import kept_widget, parse_text
+from ui import cached, render, tables, words
+from ui.state import kept_widget, parse_choice, parse_text, set_kept
 
 
 def sentence_ids(table: EmbeddingTable, label: str = "Sentence") -> list[int] | None:
@@ -53,3 +56,29 @@ def train_live(text: str, config, progress_bar):
             progress_bar.progress(step / total, text=f"step {step}/{total} · loss {loss:.3f}")
 
     return train_tiny_model(text, config, report)
+
+
+def sections_page_header(title: str, terms: tuple[str, ...], model_or_stop: Callable[[], object],
+                         sections: dict[str, str], label: str, key: str, query: str):
+    """The head of a page of sections over one causal model (Why this prediction, From vectors to
+    words): its title, the glossary terms it uses, the model (model_or_stop: the model, or a message
+    and st.stop), and the section chosen in a horizontal radio kept in the URL (the first by default)
+    -> (model, section name)."""
+    st.title(title)
+    words.define(*terms)
+    model = model_or_stop()
+    section = kept_widget(st.radio, label, key, next(iter(sections)), query=query, parse=parse_choice(sections),
+                          options=list(sections), format_func=sections.get, horizontal=True)
+    return model, section
+
+
+def smollm2_offer_or_stop(reason: str, key: str) -> None:
+    """Why the chosen table cannot serve this page, a button that switches to the built-in causal
+    model (SmolLM2), then st.stop()."""
+    from core.models.loading.pretrained import BUILTIN_MODELS
+
+    render.info_box(reason)
+    if st.button(f"Use {BUILTIN_MODELS['smollm2']}", key=key):
+        set_kept("table", "smollm2")
+        st.rerun()
+    st.stop()

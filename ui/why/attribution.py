@@ -7,6 +7,7 @@ import streamlit as st
 from core.figures.models.why import contribution_bars, layer_grid
 from core.text import markdown_literal as md
 from ui import cached, render, state, tables
+from ui.inside_model import computed
 from ui.why import page as why
 
 DEFAULT_TEXT = "The Eiffel Tower is located in the city of"
@@ -51,18 +52,17 @@ def show_attribution(model) -> None:
                 "**frozen at this run's value**, and the output layer turn their sum into a logit, so the logit is "
                 "the sum of one number per part. Source: Elhage et al. 2021, *A Mathematical Framework for "
                 "Transformer Circuits* (direct logit attribution, as TransformerLens computes it).")
-    ids = why.read_text(model, "Text", "why_text", DEFAULT_TEXT, "text")
+    ids = why.read_shown_text(model, "why_text", DEFAULT_TEXT, "text")
     if ids is None:
         return
-    why.show_pieces(model, ids)
-    run = why.computed(lambda: cached.model_run(tables.current_table_name(), ids))
+    run = computed(lambda: cached.model_run(tables.current_table_name(), ids))
     if run is None:
         return
     token, versus = _choose_tokens(model, run)
     if token is not None and token == versus:
         st.info("The two tokens are the same: their difference is 0 everywhere. Choose another token.")
         return
-    result = why.computed(lambda: why.attribution(tables.current_table_name(), ids, token, versus))
+    result = computed(lambda: why.attribution(tables.current_table_name(), ids, token, versus))
     if result is None:
         return
     _show_result(model, ids, result)

@@ -8,6 +8,7 @@ import streamlit as st
 from core.figures.models.why import loss_rise_bars, probability_pairs
 from core.text import markdown_literal as md
 from ui import render, state, tables
+from ui.inside_model import computed
 from ui.server import jobs
 from ui.why import page as why
 
@@ -19,13 +20,9 @@ def show_skipping(model) -> None:
                 "alone would carry it, and the text's loss (mean −ln p of each real next token) is measured again. "
                 "Source: Gromov et al. 2024, *The Unreasonable Ineffectiveness of the Deeper Layers*; "
                 "Men et al. 2024, *ShortGPT*.")
-    ids = why.read_text(model, "Text", "why_skip_text", DEFAULT_TEXT, "stext")
+    ids = why.read_shown_text(model, "why_skip_text", DEFAULT_TEXT, "stext", at_least=2)
     if ids is None:
         return
-    if len(ids) < 2:
-        st.info("A text of one token has no next token to predict: type a longer text.")
-        return
-    why.show_pieces(model, ids)
     state.keep("why_skip_layer", 0, query="slayer", parse=state.parse_int_in(0, model.layers - 1))   # a link's, kept
     skips = _skips(model, ids)                                                   # until its widget is drawn
     if skips is None:
@@ -51,7 +48,7 @@ def _skips(model, ids):
 
     def work(report):
         return skip_layers(model, list(ids), lambda done, total: report(done / total, f"Skipping layer {done} of {total}…"))
-    return why.computed(lambda: jobs.offer(
+    return computed(lambda: jobs.offer(
         ("skipping", tables.current_table_name(), ids), work, "the layer skipping of this text",
         f"Skip each of the {model.layers} layers in turn", skipping_seconds(model, len(ids)), why.shared_results(),
         "why_skip_run"))

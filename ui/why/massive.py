@@ -8,6 +8,7 @@ import streamlit as st
 
 from core.figures.models.why import massive_grid
 from ui import cached, render, state, tables
+from ui.inside_model import computed
 from ui.server import jobs
 from ui.why import page as why
 
@@ -24,14 +25,10 @@ def show_massive(model) -> None:
                 "Source: Sun et al. 2024, *Massive Activations in Large Language Models* (values above 100 and "
                 "about 1,000× the median of their vector; setting them to zero breaks the model, to their mean "
                 "does not).")
-    ids = why.read_text(model, "Text", "why_mass_text", DEFAULT_TEXT, "mtext")
+    ids = why.read_shown_text(model, "why_mass_text", DEFAULT_TEXT, "mtext", at_least=2)
     if ids is None:
         return
-    if len(ids) < 2:
-        st.info("A text of one token has no next token to predict: type a longer text.")
-        return
-    why.show_pieces(model, ids)
-    run = why.computed(lambda: cached.model_run(tables.current_table_name(), ids))
+    run = computed(lambda: cached.model_run(tables.current_table_name(), ids))
     if run is None:
         return
     stats = massive_activations(run, model.layers)
@@ -149,7 +146,7 @@ def _intervention(model, ids, run, layer: int, cells):
                f"Running layers {layer}–{model.layers - 1} again with the values replaced…")
         means = reference_means(references, layer, [k for _, k in cells])
         return intervene(model, run, layer, cells, {"zero": np.zeros(len(cells)), "mean": means})
-    return why.computed(lambda: jobs.offer(
+    return computed(lambda: jobs.offer(
         ("massive", table, ids, layer, tuple(cells)), work, "the intervention on the massive activations",
         f"Replace the {len(cells)} value{'s' if len(cells) != 1 else ''} and run layers {layer}–{model.layers - 1} again",
         intervention_seconds(model, len(ids), layer, missing), results, "why_mass_run"))

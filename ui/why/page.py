@@ -6,12 +6,9 @@ import pandas as pd
 import streamlit as st
 
 from core.limits import MAX_TEXT_CHARS, MAX_WHY_TOKENS
-from core.models.loading.pretrained import BUILTIN_MODELS
 from core.text import markdown_literal as md
 from core.text import piece_marks_note
 from ui import cached, render, state, tables, widgets
-from ui.inside_model import computed  # noqa: F401  (the pages call why.computed: one rule for both pages)
-
 
 
 def causal_model_or_stop():
@@ -23,11 +20,7 @@ def causal_model_or_stop():
               else layerwise_unavailable(model))
     if reason is None:
         return model
-    render.info_box(reason)
-    if st.button(f"Use {BUILTIN_MODELS['smollm2']}", key="why_pick_smollm2"):
-        state.set_kept("table", "smollm2")
-        st.rerun()
-    st.stop()
+    widgets.smollm2_offer_or_stop(reason, "why_pick_smollm2")
 
 
 def read_text(model, label: str, key: str, default: str, query: str) -> tuple[int, ...] | None:
@@ -41,6 +34,20 @@ def read_text(model, label: str, key: str, default: str, query: str) -> tuple[in
         st.error(f"The text has {len(ids)} tokens: at most {MAX_WHY_TOKENS} are explained here. Shorten it.")
         return None
     return tuple(ids)
+
+
+def read_shown_text(model, key: str, default: str, query: str, at_least: int = 1,
+                    label: str = "Text") -> tuple[int, ...] | None:
+    """read_text, then (for a text of at least `at_least` tokens) its pieces shown: the token ids,
+    or None after a message."""
+    ids = read_text(model, label, key, default, query)
+    if ids is None:
+        return None
+    if len(ids) < at_least:
+        st.info("A text of one token has no next token to predict: type a longer text.")
+        return None
+    show_pieces(model, ids)
+    return ids
 
 
 def show_pieces(model, ids: tuple[int, ...]) -> None:
@@ -59,8 +66,6 @@ def token_name(model, token: int) -> str:
 
 def position_labels(model, ids) -> list[str]:
     return [f"{p}: {model.table.tokens[i]}" for p, i in enumerate(ids)]
-
-
 
 
 @st.cache_data(show_spinner="Splitting the logit into its parts (one float32 pass, layer by layer)…",

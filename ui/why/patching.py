@@ -7,6 +7,7 @@ import streamlit as st
 from core.figures.models.why import layer_grid
 from core.text import markdown_literal as md
 from ui import cached, render, state, tables
+from ui.inside_model import computed
 from ui.server import jobs
 from ui.why import page as why
 
@@ -68,7 +69,7 @@ def _answers(model, clean, corrupt) -> tuple[int, int] | None:
     the other pages). A new pair of texts starts again from the top guesses."""
     from ui.why.attribution import TOP_CHOICES, parse_token_choice
 
-    runs = [why.computed(lambda ids=ids: cached.model_run(tables.current_table_name(), ids)) for ids in (clean, corrupt)]
+    runs = [computed(lambda ids=ids: cached.model_run(tables.current_table_name(), ids)) for ids in (clean, corrupt)]
     if None in runs:
         return None
     if st.session_state.get("why_patch_pair") != (clean, corrupt):
@@ -110,7 +111,7 @@ def _patching(model, clean, corrupt, answers):
     def work(report):
         return activation_patching(model, list(clean), list(corrupt), lambda done, total: report(
             done / total, f"Patching, layer {done} of {total}…"), answers)
-    result = why.computed(lambda: jobs.offer(
+    result = computed(lambda: jobs.offer(
         ("patching", tables.current_table_name(), clean, corrupt, answers), work, "the patching grid",
         f"Patch all {cells:,} cells ({model.layers} layers × {len(clean)} positions)",
         patching_seconds(model, len(clean)), why.shared_results(), "why_patch_run"))
@@ -164,7 +165,7 @@ def _show_heads(model, clean, corrupt, result, colour: str) -> None:
     def work(report):
         return head_patching(model, list(clean), list(corrupt), layer, lambda done, total: report(
             done / total, f"Patching the heads: layer {done} of {total}…"), answers)
-    heads = why.computed(lambda: jobs.offer(
+    heads = computed(lambda: jobs.offer(
         ("head patching", tables.current_table_name(), clean, corrupt, layer, answers), work,
         f"the head patching of layer {layer}", f"Patch the {model.heads} heads of layer {layer} at every position",
         head_patching_seconds(model, len(clean), layer), why.shared_results(), "why_patch_heads_run"))
