@@ -37,19 +37,6 @@ def _key_of(operations: tuple) -> str:
     return hashlib.blake2b(repr(operations).encode(), digest_size=6).hexdigest()
 
 
-def edit_coordinate(table: EmbeddingTable, row: int, column: int, value: float) -> EmbeddingTable:
-    """A copy of table with weight[row, column] = value; every lookup of that row sees it."""
-    if not 0 <= row < table.vocab_size:
-        raise ValueError(f"row {row} is outside 0..{table.vocab_size - 1}")
-    if not 0 <= column < table.width:
-        raise ValueError(f"coordinate {column} is outside 0..{table.width - 1}")
-    if not np.isfinite(value):
-        raise ValueError(f"value {value} is not a finite number")
-    weight = np.array(table.weight, copy=True)
-    weight[row, column] = value
-    return table.with_weight(weight, f"edit{_key_of((row, column, float(value)))}")
-
-
 def resize_table(table: EmbeddingTable, added: int, method: str = "normal",
                  seed: int = 0) -> EmbeddingTable:
     """(V, d) -> (V + added, d). New tokens '<new_0>', ...; ids continue after the largest id."""

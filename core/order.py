@@ -143,13 +143,6 @@ def at_or_below(values: np.ndarray, threshold: float, tol: float | None = None,
     return inside
 
 
-def at_or_above(values: np.ndarray, threshold: float, tol: float | None = None,
-                rel: float = FLOAT32) -> np.ndarray:
-    """values (n,) -> (n,) bool: at or above `threshold`, tie groups that reach it taken whole."""
-    tol = _tol(values, tol, rel)
-    return at_or_below(-np.asarray(values, dtype=np.float64), -threshold, tol)
-
-
 def group_bounds(values: np.ndarray, value: float, tol: float) -> tuple[float, float]:
     """values (n,), one of them `value` -> (lowest, highest) of its tie group: the chain of values
     within `tol` of each other that holds it, walked outwards (a few passes when the chain is short).
@@ -189,12 +182,6 @@ def rank_among(values: np.ndarray, value: float, tol: float) -> int:
     with the values tied with it. For a count deep in a dense distribution (a target token's rank among
     49,152 logits), where a single-linkage chain would tie thousands of values a grid step apart."""
     return int(np.count_nonzero(np.asarray(values) > value + tol)) + 1
-
-
-def rank_of(values: np.ndarray, position: int, ids=None, descending: bool = True,
-            tol: float | None = None, rel: float = FLOAT32) -> int:
-    """values (n,) -> the 1-based rank of values[position] under the rule."""
-    return int(np.count_nonzero(ranked_before(values, position, ids, descending, tol, rel))) + 1
 
 
 def top_k_rows(values: np.ndarray, k: int, descending: bool = True, rel: float = FLOAT32,

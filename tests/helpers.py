@@ -65,3 +65,10 @@ def scoped(at, kind: str, key: str):
     found = [w for w in getattr(at, kind) if w.key == key or (w.key or "").startswith(f"{key}@")]
     assert len(found) == 1, (key, [w.key for w in getattr(at, kind)])
     return found[0]
+
+
+def used_in(text: str) -> tuple:
+    """The glossary terms (core.lessons.glossary) text uses, in glossary order."""
+    from core.lessons import glossary
+
+    return tuple(t for t in glossary.TERMS if re.search(t.pattern, text, flags=re.IGNORECASE))

@@ -30,11 +30,6 @@ _ANCHOR_STEPS = np.array([[{"center": 0, "right": 1, "left": -1}[h], {"middle": 
 _GAP = 7                                           # px: a 9 px marker's radius and a little air
 
 
-def _box_at(x: float, y: float, position: str, width: float, height: float) -> tuple[float, ...]:
-    """The px box (y downward) of a text at `position` around a marker at (x, y)."""
-    return tuple(_boxes_around(x, y, width, height)[_AROUND.index(position)])
-
-
 def _boxes_around(x: float, y: float, width: float, height: float) -> np.ndarray:
     """(8, 4) px boxes (x0, y0, x1, y1) of a text at each of _AROUND around a marker at (x, y)."""
     centres = np.array([x, y]) + _ANCHOR_STEPS * np.array([width / 2 + _GAP, height / 2 + _GAP])

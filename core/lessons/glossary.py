@@ -4,7 +4,6 @@ One place for every definition: pages show them where they first use a term (ui.
 tests check that a page using a term defines it (tests/pages/test_plain_words.py)."""
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 
@@ -68,11 +67,6 @@ def find(name: str) -> Term:
         if term.name == name:
             return term
     raise ValueError(f"'{name}' is not in the glossary; known terms: {', '.join(t.name for t in TERMS)}")
-
-
-def used_in(text: str) -> tuple[Term, ...]:
-    """The terms text uses, in glossary order."""
-    return tuple(t for t in TERMS if re.search(t.pattern, text, flags=re.IGNORECASE))
 
 
 def sentence(name: str) -> str:

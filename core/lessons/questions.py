@@ -68,10 +68,6 @@ def _word_id(table: EmbeddingTable, word: str) -> int:
     return int(table.ids[row])
 
 
-def _number(value: float, decimals: int) -> str:
-    return f"{value:.{decimals}f}" if decimals else str(int(round(value)))
-
-
 def token_id(word: str) -> Callable[[EmbeddingTable], Reveal]:
     """Which id does `word` get? The id stored with its row."""
     def answer(table: EmbeddingTable) -> Reveal:

@@ -134,17 +134,6 @@ def describe_clusters(coords: np.ndarray, labels: np.ndarray, properties: np.nda
     return clusters
 
 
-def share_in_named_clusters(labels: np.ndarray, properties: np.ndarray, clusters: list[Cluster],
-                            name: str) -> float:
-    """Of the points having property `name`, the share that lies in a cluster whose label names it
-    (NaN when no point has it): how well the clusters find that kind of token."""
-    column = np.asarray(properties)[:, PROPERTIES.index(name)]
-    if not column.any():
-        return float("nan")
-    naming = [c.number for c in clusters if name in c.named]
-    return float(np.isin(labels[column], naming).mean())
-
-
 @dataclass(frozen=True)
 class ClusteringSummary:
     """What a clustering did, for the sentence above its map."""

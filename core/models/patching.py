@@ -58,14 +58,6 @@ def check_pair(model: PretrainedModel, clean: list[int], corrupt: list[int]) -> 
         raise ValueError(f"{len(clean)} tokens: patching is run for texts of at most {MAX_PATCH_TOKENS} tokens here")
 
 
-def patched_outputs(model: PretrainedModel, clean: list[int], corrupt: list[int], patches: list[Patch],
-                    progress: Callable[[int, int], None] | None = None):
-    """-> (R, d) float32 output of the final norm at the last position, R = 2 + len(patches): the clean
-    run, the corrupted run, then the corrupted run with each patch applied (in the order given)."""
-    check_pair(model, clean, corrupt)
-    return _patched(model, layer_inputs(model, clean, False), layer_inputs(model, corrupt, False), patches, progress)
-
-
 def _patched(model: PretrainedModel, clean_in: LayerInputs, corrupt_in: LayerInputs, patches: list[Patch],
              progress: Callable[[int, int], None] | None):
     """Rows 0 (clean) and 1 (corrupted) run whole; each patch's row runs from its layer on, over

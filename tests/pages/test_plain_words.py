@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from helpers import assert_clean, open_page
+from helpers import assert_clean, open_page, used_in
 
 from core.lessons import glossary
 
@@ -47,7 +47,7 @@ def undefined_terms(said: str, hovers: str) -> list[str]:
     plain = said
     for sentence in sentences:                  # a definition's own words need no definition
         plain = plain.replace(sentence, "")
-    return [t.name for t in glossary.used_in(plain) if glossary.sentence(t.name) not in everything]
+    return [t.name for t in used_in(plain) if glossary.sentence(t.name) not in everything]
 
 
 @pytest.mark.parametrize("page, query", VIEWS, ids=[f"{p}-{'-'.join(q.values()) or 'default'}" for p, q in VIEWS])

@@ -7,14 +7,25 @@ import pytest
 
 from core.maps.clusters import (
     ClusterSettings,
+    Cluster,
     by_size,
     check_cluster_settings,
     describe_clusters,
     find_clusters,
     name_cluster,
-    share_in_named_clusters,
 )
 from core.tokens.props import PROPERTIES, property_matrix
+
+
+def share_in_named_clusters(labels: np.ndarray, properties: np.ndarray, clusters: list[Cluster],
+                            name: str) -> float:
+    """Of the points having property `name`, the share that lies in a cluster whose label names it
+    (NaN when no point has it): how well the clusters find that kind of token."""
+    column = np.asarray(properties)[:, PROPERTIES.index(name)]
+    if not column.any():
+        return float("nan")
+    naming = [c.number for c in clusters if name in c.named]
+    return float(np.isin(labels[column], naming).mean())
 
 
 def blobs(sizes=(80, 50, 30), seed: int = 0) -> np.ndarray:

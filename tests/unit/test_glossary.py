@@ -2,12 +2,14 @@
 import numpy as np
 import pytest
 
+from helpers import used_in
+
 from core.lessons import glossary
 
 
 @pytest.mark.parametrize("term", glossary.TERMS, ids=lambda t: t.name)
 def test_each_term_is_found_by_its_pattern_and_defined_in_one_sentence(term):
-    assert term in glossary.used_in(f"Here we meet {term.used_as} for the first time.")
+    assert term in used_in(f"Here we meet {term.used_as} for the first time.")
     assert term.definition and ". " not in term.definition and not term.definition.endswith(".")
     assert glossary.sentence(term.name) == f"**{term.name}**: {term.definition}."
 

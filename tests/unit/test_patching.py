@@ -4,14 +4,25 @@ changes nothing; every position at the last layer gives the clean output; on a t
 (float32) and on SmolLM2."""
 from __future__ import annotations
 
+from typing import Callable
+
 import numpy as np
 import pytest
 import torch
 
 from core.limits import MAX_PATCH_TOKENS
-from core.models.patching import activation_patching, patched_outputs
-from core.models.loading.pretrained import load_model
+from core.models.layerwise import layer_inputs
+from core.models.patching import Patch, _patched, activation_patching, check_pair
+from core.models.loading.pretrained import PretrainedModel, load_model
 from test_attribution import tiny_gpt2  # noqa: F401  (the same tiny GPT-2 fixture)
+
+
+def patched_outputs(model: PretrainedModel, clean: list[int], corrupt: list[int], patches: list[Patch],
+                    progress: Callable[[int, int], None] | None = None):
+    """-> (R, d) float32 output of the final norm at the last position, R = 2 + len(patches): the clean
+    run, the corrupted run, then the corrupted run with each patch applied (in the order given)."""
+    check_pair(model, clean, corrupt)
+    return _patched(model, layer_inputs(model, clean, False), layer_inputs(model, corrupt, False), patches, progress)
 
 
 @pytest.fixture(scope="module")

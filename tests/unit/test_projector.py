@@ -5,8 +5,15 @@ import numpy as np
 
 from core.attention import attention_head
 from core.figures.attention import attention_mosaic, head_figure
+from core.figures import training
 from core.figures.base import for_projector, grouped_bars, matrix_heatmap
 from core.figures.geometry import arrows_figure, id_gap_scatter, pca_scatter
+
+
+def _box_at(x: float, y: float, position: str, width: float, height: float) -> tuple[float, ...]:
+    """The px box (y downward) of a text at `position` around a marker at (x, y), as
+    core.figures.training places it."""
+    return tuple(training._boxes_around(x, y, width, height)[training._AROUND.index(position)])
 
 
 def font_sizes(node, parent: str = "") -> list[float]:
@@ -71,7 +78,7 @@ def test_labels_of_close_tokens_step_apart():
 
 def test_animation_labels_of_close_points_go_different_ways():
     from core.figures.labels import text_box_size
-    from core.figures.training import _box_at, moving_points_animation, text_positions
+    from core.figures.training import moving_points_animation, text_positions
 
     pixels = np.array([[100.0, 100.0], [112.0, 100.0], [100.0, 108.0], [600.0, 300.0]])   # old rule: 5 % apart
     texts = ["animal", "metal", "stone", "far"]

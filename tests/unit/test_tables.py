@@ -8,13 +8,28 @@ import torch
 from core.edits import (
     CoordinateEdit,
     Resize,
+    _key_of,
     apply_operations,
-    edit_coordinate,
     rename_ids,
     resize_table,
 )
 from core.lookup import lookup
+from core.tables import EmbeddingTable
 from core.toy_tables import TOY_TABLES, seed001_lab_table, seed003_table, toy_table
+
+
+def edit_coordinate(table: EmbeddingTable, row: int, column: int, value: float) -> EmbeddingTable:
+    """A copy of table with weight[row, column] = value; every lookup of that row sees it (the pages
+    edit through apply_operations)."""
+    if not 0 <= row < table.vocab_size:
+        raise ValueError(f"row {row} is outside 0..{table.vocab_size - 1}")
+    if not 0 <= column < table.width:
+        raise ValueError(f"coordinate {column} is outside 0..{table.width - 1}")
+    if not np.isfinite(value):
+        raise ValueError(f"value {value} is not a finite number")
+    weight = np.array(table.weight, copy=True)
+    weight[row, column] = value
+    return table.with_weight(weight, f"edit{_key_of((row, column, float(value)))}")
 
 
 @pytest.mark.parametrize("name", list(TOY_TABLES))

@@ -92,9 +92,7 @@ def fetch_smollm2_from_hub(report: Callable[[str], None] = lambda _: None) -> Pa
                          "the Hugging Face hub, where its weights are, cannot be reached. Choose MiniLM-L6, "
                          "GloVe 6B 50d or a toy table.") from None
     target = smollm2_cache_dir()
-    target.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=_STAGING_PREFIX, dir=target.parent))
-    try:
+    with _staged_cache(target, SMOLLM2_HUB_ID) as staging:
         report(f"Checking {SMOLLM2_HUB_ID} on the Hugging Face hub…")
         try:
             fetch_hub_model(SMOLLM2_HUB_ID, operator_settings(), report, loaded_bytes_per_parameter=2,
@@ -105,14 +103,25 @@ def fetch_smollm2_from_hub(report: Callable[[str], None] = lambda _: None) -> Pa
             message = str(error) if isinstance(error, ValueError) else "its weights are missing"
             raise ValueError(f"SmolLM2 could not be fetched from the Hugging Face hub: {message}") from None
         shutil.rmtree(staging / ".cache", ignore_errors=True)  # huggingface_hub's download notes
-        _write_marker(staging, SMOLLM2_HUB_ID)
+    return target
+
+
+@contextlib.contextmanager
+def _staged_cache(target: Path, source: str) -> Iterator[Path]:
+    """A staging folder beside target for the block to fill; when the block ends, the folder is marked
+    complete (its manifest, naming `source`) and replaces target. Whatever happens, no staging folder
+    is left behind: a conversion or download cut half-way leaves no cache."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=_STAGING_PREFIX, dir=target.parent))
+    try:
+        yield staging
+        _write_marker(staging, source)
         if target.exists():
             shutil.rmtree(target)
         staging.rename(target)
     finally:
         if staging.exists():
             shutil.rmtree(staging, ignore_errors=True)
-    return target
 
 
 def _make_smollm2_cache(report: Callable[[str], None]) -> Path:
@@ -175,7 +184,6 @@ def build_smollm2_cache(report: Callable[[str], None] = lambda _: None) -> Path:
 
     gguf = smollm2_gguf_path()
     target = smollm2_cache_dir()
-    target.parent.mkdir(parents=True, exist_ok=True)
     report("Reading the tokenizer from the GGUF file…")
     tokenizer = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name, local_files_only=True)
     report("Dequantising 4-bit weights (about 20 s, once)…")
@@ -183,8 +191,7 @@ def build_smollm2_cache(report: Callable[[str], None] = lambda _: None) -> Path:
         model = AutoModelForCausalLM.from_pretrained(gguf.parent, gguf_file=gguf.name, local_files_only=True,
                                                      attn_implementation="eager", dtype=torch.float32)
     report("Writing the local cache…")
-    staging = Path(tempfile.mkdtemp(prefix=_STAGING_PREFIX, dir=target.parent))
-    try:
+    with _staged_cache(target, str(gguf)) as staging:
         tokenizer.save_pretrained(staging)
         config = model.config.to_dict()
         config.pop("quantization_config", None)
@@ -194,13 +201,6 @@ def build_smollm2_cache(report: Callable[[str], None] = lambda _: None) -> Path:
         if model.config.tie_word_embeddings:
             state.pop("lm_head.weight", None)  # shared with the input table
         save_file(state, staging / "model.safetensors", metadata={"format": "pt"})
-        _write_marker(staging, str(gguf))
-        if target.exists():
-            shutil.rmtree(target)
-        staging.rename(target)
-    finally:
-        if staging.exists():
-            shutil.rmtree(staging, ignore_errors=True)
     return target
 
 
