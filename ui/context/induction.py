@@ -7,6 +7,7 @@ import streamlit as st
 from core.context import induction as ind
 from core.figures.context import heads_heatmap, loss_by_position
 from ui import cached, render
+from ui.context.ablation import keep_head_count, show_ablation
 from ui.server import jobs
 
 
@@ -26,6 +27,7 @@ def show_induction(model_name: str) -> None:
         st.info("Induction is measured on causal models only: MiniLM sees the whole sequence (and predicts "
                 "no next token), so choose SmolLM2 above.")
         return
+    keep_head_count()
     model = cached.loaded_model(model_name)
     ids = ind.repeated_tokens(model.table.vocab_size)
 
@@ -50,3 +52,4 @@ def show_induction(model_name: str) -> None:
         render.show_figure(heads_heatmap(result.previous, "Previous-token score per head"), key="ctx_previous")
     strongest = ", ".join(f"L{layer} H{head} ({score:.2f})" for layer, head, score in result.strongest(result.induction))
     st.markdown(f"Strongest induction heads: **{strongest}**.")
+    show_ablation(model_name, ids, result, shared_results())
