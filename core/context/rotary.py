@@ -102,3 +102,14 @@ def head_vectors(model, ids: list[int], frequencies: np.ndarray) -> HeadVectors:
     for array in (queries, keys):
         array.flags.writeable = False
     return HeadVectors(queries, keys, np.asarray(frequencies, dtype=np.float64))
+
+
+def sample_text() -> str:
+    """The text the page reads queries and keys from: the bank set's eight sentences in a row
+    (~100 tokens: long enough for distances up to a hundred positions)."""
+    from core.context.sentence_sets import BUILTIN_SETS
+
+    return " ".join(BUILTIN_SETS["bank"].sentences)
+
+
+MAX_DISTANCE = 256        # distances drawn in the band-score views (SmolLM2 is run on up to 256 tokens here)

@@ -99,3 +99,14 @@ def second_copy_bars(names: list[str], losses: list[float], untouched: float, ti
     fig.update_layout(title=title, yaxis_title="mean loss, second copy (nats)", height=360,
                       yaxis_range=[0, max(losses + [untouched]) * 1.2])
     return fig
+
+
+def grid_heatmap(z: np.ndarray, x_labels, y_labels, title: str, x_title: str, y_title: str,
+                 colour_title: str, diverging: bool = False) -> go.Figure:
+    """z (rows, columns) on its own scale (symmetric about 0 when diverging)."""
+    limit = float(np.nanmax(np.abs(z))) if diverging and np.size(z) else None
+    fig = go.Figure(go.Heatmap(z=z, x=list(x_labels), y=list(y_labels),
+                               colorscale="RdBu" if diverging else "Viridis", reversescale=diverging,
+                               zmin=-limit if limit else None, zmax=limit, colorbar={"title": colour_title}))
+    fig.update_layout(title=title, xaxis_title=x_title, yaxis_title=y_title, height=420)
+    return fig
