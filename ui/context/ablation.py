@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from core.context import induction as ind
 from core.figures.context import losses_with_heads_off, second_copy_bars
 from core.models import induction_ablation as ia
 from ui import cached, render, state, words
@@ -21,12 +22,39 @@ def keep_head_count() -> int:
     return state.keep("ctx_ablate_k", 5, "cabk", state.parse_choice(HEAD_COUNTS))
 
 
+def ablation_key(model_name: str, ids, k: int) -> tuple:
+    return ("induction_ablation", model_name, tuple(ids), k)
+
+
+def work_of(model_name: str, ids: list[int], k: int):
+    """The heavy job: a run over the repeated tokens, its induction scores, the heads switched off."""
+    def work(report):
+        model = cached.loaded_model(model_name)
+        report(0.05, "Running SmolLM2 over the repeated tokens…")
+        run = model.run(list(ids))
+        scores = ind.induction_of(run, ind.REPEAT_LENGTH).induction
+        return ia.ablate_induction_heads(model, run, scores, ind.REPEAT_LENGTH, k, report=report)
+    return work
+
+
+def made_for_question(model_name: str, k: int, shared) -> ia.InductionAblation:
+    """The shared result of the page's button, or made now in the heavy-job line: a tour question
+    was answered, and its answer is read from this result (ui.lessons.question_views)."""
+    ids = ind.repeated_tokens(cached.loaded_model(model_name).table.vocab_size)
+    key = ablation_key(model_name, ids, k)
+    found = shared.get(key)
+    if found is not None:
+        return found
+    return jobs.run_heavy(key, jobs.kept(key, work_of(model_name, ids, k), shared),
+                          f"the {k} top induction heads switched off")
+
+
 def _named(heads) -> str:
     return ", ".join(f"L{layer} H{head}" for layer, head in heads)
 
 
-def show_ablation(model_name: str, ids: list[int], induction, shared) -> None:
-    """induction: the core.context.induction.Induction of the same tokens; shared: the page's SharedResults."""
+def show_ablation(model_name: str, ids: list[int], shared) -> None:
+    """ids: the repeated tokens the induction view ran; shared: the page's SharedResults."""
     st.subheader("Switch the induction heads off")
     st.markdown("If the strongest induction heads are what copies the second copy, switching them off should "
                 "bring its loss back up. Each head is **zero-ablated**: its output is set to 0 before the "
@@ -35,15 +63,8 @@ def show_ablation(model_name: str, ids: list[int], induction, shared) -> None:
     words.define("ablation", "induction head", "nat")
     k = state.kept_widget(st.select_slider, "Heads switched off", "ctx_ablate_k", 5, query="cabk",
                           parse=state.parse_choice(HEAD_COUNTS), options=list(HEAD_COUNTS))
-    model = cached.loaded_model(model_name)
-
-    def work(report):
-        report(0.05, "Running SmolLM2 over the repeated tokens…")
-        run = model.run(ids)
-        return ia.ablate_induction_heads(model, run, induction.induction, induction.length, k, report=report)
-
     sets = 2 + ia.CONTROL_SETS
-    result = jobs.offer(("induction_ablation", model_name, tuple(ids), k), work,
+    result = jobs.offer(ablation_key(model_name, ids, k), work_of(model_name, ids, k),
                         f"the {k} top induction heads switched off",
                         f"Switch off the top {k} heads and {ia.CONTROL_SETS} random sets", SECONDS_PER_SET * sets,
                         shared, "ctx_ablate_run")
