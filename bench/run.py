@@ -6,6 +6,7 @@
     .venv/bin/python bench/run.py inside     # only the model's inside: lens, ablations, ranking
     .venv/bin/python bench/run.py search     # only the token search on Geometry (AppTest and Chromium)
     .venv/bin/python bench/run.py hidden     # only Hidden in the table (bench/hidden.py)
+    .venv/bin/python bench/run.py context    # only Context & position (bench/context.py)
 Writes the table to stdout and to bench/results/latest.md.
 """
 from __future__ import annotations
@@ -66,6 +67,8 @@ def main(parts: list[str]) -> None:
         measured(rows, "t-SNE", compute.tsne_rows, tables)
     if not parts or "hidden" in parts:
         measured(rows, "hidden in the table", __import__("hidden").hidden_rows, repeats)
+    if not parts or "context" in parts:
+        measured(rows, "context and position", __import__("context").context_rows, repeats)
     if parts and "inside" in parts and "compute" not in parts:
         measured(rows, "inside the model", compute.inside_model_rows, repeats)
     if parts and "search" in parts and "app" not in parts:

@@ -80,3 +80,33 @@ def lines(series: dict, title: str, x_title: str, y_title: str) -> go.Figure:
     fig = go.Figure([go.Scatter(x=x, y=y, mode="lines", name=name) for name, (x, y) in series.items()])
     fig.update_layout(title=title, xaxis_title=x_title, yaxis_title=y_title, height=340)
     return fig
+
+
+def losses_with_heads_off(series: dict, length: int, title: str) -> go.Figure:
+    """series: name -> losses (2n-1,): the loss at each position with a set of heads switched off."""
+    fig = go.Figure([go.Scatter(x=np.arange(1, len(losses) + 1), y=losses, mode="lines", name=name)
+                     for name, losses in series.items()])
+    fig.add_vline(x=length, line_dash="dash", annotation_text="second copy starts")
+    fig.update_layout(title=title, xaxis_title="position of the predicted token", yaxis_title="loss (nats)",
+                      height=380, legend={"orientation": "h", "y": -0.25})
+    return fig
+
+
+def second_copy_bars(names: list[str], losses: list[float], untouched: float, title: str) -> go.Figure:
+    """The second copy's mean loss per set of heads switched off, the untouched model's as a line."""
+    fig = go.Figure(go.Bar(x=names, y=losses, text=[f"{v:.2f}" for v in losses], textposition="outside"))
+    fig.add_hline(y=untouched, line_dash="dot", annotation_text=f"no head off: {untouched:.2f}")
+    fig.update_layout(title=title, yaxis_title="mean loss, second copy (nats)", height=360,
+                      yaxis_range=[0, max(losses + [untouched]) * 1.2])
+    return fig
+
+
+def grid_heatmap(z: np.ndarray, x_labels, y_labels, title: str, x_title: str, y_title: str,
+                 colour_title: str, diverging: bool = False) -> go.Figure:
+    """z (rows, columns) on its own scale (symmetric about 0 when diverging)."""
+    limit = float(np.nanmax(np.abs(z))) if diverging and np.size(z) else None
+    fig = go.Figure(go.Heatmap(z=z, x=list(x_labels), y=list(y_labels),
+                               colorscale="RdBu" if diverging else "Viridis", reversescale=diverging,
+                               zmin=-limit if limit else None, zmax=limit, colorbar={"title": colour_title}))
+    fig.update_layout(title=title, xaxis_title=x_title, yaxis_title=y_title, height=420)
+    return fig

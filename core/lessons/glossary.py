@@ -58,6 +58,18 @@ TERMS = (
     Term("under-trained token", r"\bunder-?trained\b",
          "a token the model (almost) never saw in training, so its embedding row stayed near where it "
          "started; asked to repeat it, the model fails"),
+    Term("ablation", r"\babla(tion|ted|te)\b|\bswitch(ed|ing)? off\b",
+         "switching a part of the model off (here: setting a head's output to zero before the layer's "
+         "output projection) and running the text again to see what that part was doing"),
+    Term("induction head", r"\binduction heads?\b",
+         "a head that, at a token seen before, attends to the token that followed its earlier "
+         "occurrence, so the model can copy what came next"),
+    Term("rotary band", r"\brotary bands?\b|\bfrequency bands?\b",
+         "one pair of a query's or key's numbers that rotary positions turn by the same angle per "
+         "position; fast bands turn far each step, slow ones barely"),
+    Term("nat", r"\bnats?\b",
+         "the unit of a loss measured with the natural logarithm: a loss of ln 2 ≈ 0.69 nats is a "
+         "50 % chance given to the right token"),
 )
 
 

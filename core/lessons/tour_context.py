@@ -1,6 +1,8 @@
 """The tour of the Context & position page: how contextual MiniLM's vectors are (Ethayarajh 2019),
-then heads that copy from context. Answers are computed from the model's own runs over the
-built-in sentences (core.lessons.view_questions.Views.contextuality)."""
+where position enters, then heads that copy from context in SmolLM2 (Olsson et al. 2022). Answers
+are computed from the model's own runs: over the built-in sentences
+(core.lessons.view_questions.Views.contextuality) and over the repeated random tokens with the top
+induction heads switched off (Views.induction_ablation)."""
 from __future__ import annotations
 
 import numpy as np
@@ -10,6 +12,7 @@ from core.lessons.questions import Reveal
 from core.lessons.tour_steps import Tour, TourStep, _view
 
 WORD_SET = "bank"
+ABLATED = 5                 # heads switched off in the tour's question (the page's default)
 
 
 def separates_better_late(name: str, word_set: str) -> vq.Answer:
@@ -53,7 +56,36 @@ def static_share_falls(name: str, word_set: str) -> vq.Answer:
     return answer
 
 
-TOUR = Tour("Context & position · how contextual the vectors are (MiniLM)", (
+def second_copy_easier(name: str) -> vq.Answer:
+    """Is the second copy of the random tokens predicted better (lower mean loss) than the first?"""
+    def answer(views) -> Reveal:
+        result = views.induction_ablation(name, ABLATED)
+        n = result.length
+        first, second = result.untouched.first_copy_loss(n), result.untouched.second_copy_loss(n)
+        return Reveal(vq.YES if second < first else vq.NO, None,
+                      f"Mean loss: {first:.2f} nats on the first copy, {second:.2f} on the second.",
+                      "Nothing predicts random tokens the first time; the second time, the model can look back "
+                      "at what followed the same token before and copy it.")
+    return answer
+
+
+def top_heads_matter(name: str) -> vq.Answer:
+    """Does switching off the top induction heads raise the second copy's loss more than switching off
+    as many random heads (every control set)?"""
+    def answer(views) -> Reveal:
+        result = views.induction_ablation(name, ABLATED)
+        top = result.rise(result.top)
+        controls = [result.rise(c) for c in result.controls]
+        right = vq.YES if top > max(controls) else vq.NO
+        return Reveal(right, None,
+                      f"Second copy's loss: {top:+.2f} nats with the top {len(result.top.heads)} induction heads "
+                      f"off; {', '.join(f'{c:+.2f}' for c in controls)} with {len(controls)} random sets off.",
+                      "A few heads do the copying: switching them off takes the shortcut away, while as many "
+                      "other heads matter little for this task.")
+    return answer
+
+
+TOUR = Tour("Context & position · contextual vectors, positions and heads that copy", (
     TourStep("context", "One row, many uses",
              "The word *bank* in eight sentences, four by a river and four about money. At layer 0 each "
              "use starts from the same embedding row; read the lines of *self-similarity* and of how well "
@@ -73,4 +105,14 @@ TOUR = Tour("Context & position · how contextual the vectors are (MiniLM)", (
              "gives a sinusoidal table of the same width. Compare the two curves their PCA traces and the "
              "bands of their cosine maps, under *Where position enters*.",
              {"keep_ctx_model": "minilm", "keep_ctx_set": WORD_SET}),
+    TourStep("context", "Heads that copy from context",
+             "SmolLM2 reads 50 random tokens, then the same 50 again. Under *Heads that copy from context*, "
+             "run it, read the loss of each copy and the heads with the highest induction scores, then switch "
+             f"the top {ABLATED} off and compare with as many random heads.",
+             {"keep_ctx_model": "smollm2", "keep_ctx_set": WORD_SET, "keep_ctx_ablate_k": ABLATED},
+             questions=(_view("ctx_second_copy", "smollm2", "Is the second copy predicted better (a lower mean "
+                              "loss) than the first?", second_copy_easier("smollm2"), choices=(vq.YES, vq.NO)),
+                        _view("ctx_heads_off", "smollm2", f"Switch off the top {ABLATED} induction heads: does "
+                              "the second copy's loss rise more than with every random set of as many heads?",
+                              top_heads_matter("smollm2"), choices=(vq.YES, vq.NO), holds_back=("ctx_ablation",)))),
 ))

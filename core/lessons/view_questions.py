@@ -31,6 +31,7 @@ class Views(Protocol):
     def attribution(self, name: str, text: str) -> object: ...                    # Attribution of the top guess
     def layer_skips(self, name: str, text: str) -> object: ...                    # core.models.layers.LayerSkips
     def contextuality(self, name: str, word_set: str) -> object: ...              # core.context.contextuality, a built-in set
+    def induction_ablation(self, name: str, k: int) -> object: ...                # core.models.induction_ablation, k heads
 
 
 Answer = Callable[[Views], Reveal]

@@ -127,6 +127,20 @@ def ablate(model: PretrainedModel, ids: list[int], head_sets: list[tuple[Head, .
     return results
 
 
+def ablated_logits(model: PretrainedModel, run: ModelRun, heads) -> np.ndarray:
+    """(T, V) float32 logits of run's text with `heads` switched off, as `ablate` makes them; with
+    no heads, the run's own logits (the untouched model: no pass, the same array)."""
+    reason = ablation_unavailable(model)
+    if reason:
+        raise ValueError(reason)
+    heads = check_heads(model, heads)
+    if not heads:
+        return run.logits
+    with one_thread():
+        call = _layer_call(model, find_submodule(model.model, BLOCKS), list(run.token_ids))[0]
+        return _ablated_logits(model, find_submodule(model.model, BLOCKS), run, heads, call).numpy()
+
+
 def _ablated_logits(model: PretrainedModel, blocks, run: ModelRun, heads: tuple[Head, ...], call):
     """(T, V) float32 logits of the model with `heads` off, run from the first of their layers on."""
     import torch

@@ -1,5 +1,5 @@
-"""How contextual: one run per sentence, measures cached per (model, word, sentences) and shared.
-MiniLM's (~2 s) are made when asked; SmolLM2's (~1 s a sentence) wait for a button, in the
+"""How contextual: one batched pass over the sentences, measures cached per (model, word, sentences) and shared.
+MiniLM's (~0.1 s) are made when asked; SmolLM2's (a model of 135M parameters) wait for a button, in the
 server's heavy-job line (ui.server.jobs.offer), so choosing the model starts no long work.
 Nothing cached here draws."""
 from __future__ import annotations
@@ -8,6 +8,7 @@ import numpy as np
 import streamlit as st
 
 from core.context import contextuality as cx
+from core.context.passes import batched_hidden_states
 from core.context.sentence_sets import BUILTIN_SETS
 from core.figures.context import contextuality_lines, sense_map, separation_line
 from core.limits import MAX_CONTEXT_SENTENCE_CHARS, MAX_CONTEXT_SENTENCES
@@ -23,22 +24,21 @@ SEES = {"minilm": "MiniLM reads the whole sentence at once: every token's vector
                    "signalled later in the sentence cannot reach the word."}
 
 
-SECONDS_PER_SENTENCE = {"minilm": 0.3, "smollm2": 1.0}   # measured: bank's 16 sentences 2.5 s / 15.5 s
+# CPU s a sentence in the one batched pass (core.context.passes), measured on bank's 8 sentences
+# on one thread, idle machine: MiniLM 0.03 s, SmolLM2 0.28 s in all (docs/benchmarks.md); rounded
+# up for a busy 2-core server.
+SECONDS_PER_SENTENCE = {"minilm": 0.05, "smollm2": 0.15}
 RUN_AT_ONCE = ("minilm",)                                  # cheap enough to make without a button
 
 
 def measured(model_name: str, word: str, sentences: tuple[str, ...], senses: tuple[str, ...],
              report=lambda share, text: None) -> cx.Contextuality:
-    """One pass per sentence; `report(share, text)` hears the progress (the heavy-job line)."""
+    """One batched pass over every sentence; `report(share, text)` hears the progress (the heavy-job line)."""
     model = cached.loaded_model(model_name)
-    states, positions, content = [], [], []
-    for number, sentence in enumerate(sentences):
-        ids, at, mask = cx.encode_sentence(model.tokenizer, sentence, word)
-        states.append(model.run(list(ids)).hidden_states)
-        positions.append(at)
-        content.append(mask)
-        report((number + 1) / (len(sentences) + 1), f"Sentence {number + 1} of {len(sentences)}…")
-    return cx.contextuality(states, positions, content, senses)
+    encoded = [cx.encode_sentence(model.tokenizer, sentence, word) for sentence in sentences]
+    report(0.1, f"One pass over the {len(sentences)} sentences…")
+    states = batched_hidden_states(model, [ids for ids, _, _ in encoded])
+    return cx.contextuality(states, [at for _, at, _ in encoded], [mask for _, _, mask in encoded], senses)
 
 
 @st.cache_data(show_spinner="Running the model over every sentence…", max_entries=32)
@@ -116,7 +116,7 @@ def show_contextuality() -> str:
         st.error(f"Not measured: {error}.")
         return model_name
     if result is None:
-        st.caption("One pass of the model per sentence; the result is shared with everyone who asks for the "
+        st.caption("One pass of the model over all the sentences; the result is shared with everyone who asks for the "
                    "same sentences.")
         return model_name
     st.caption(f"Baseline: {result.pairs:,} random token pairs from different sentences of this set "

@@ -7,6 +7,7 @@ import streamlit as st
 from core.context import induction as ind
 from core.figures.context import heads_heatmap, loss_by_position
 from ui import cached, render
+from ui.context.ablation import keep_head_count, show_ablation
 from ui.server import jobs
 
 
@@ -26,6 +27,7 @@ def show_induction(model_name: str) -> None:
         st.info("Induction is measured on causal models only: MiniLM sees the whole sequence (and predicts "
                 "no next token), so choose SmolLM2 above.")
         return
+    keep_head_count()
     model = cached.loaded_model(model_name)
     ids = ind.repeated_tokens(model.table.vocab_size)
 
@@ -33,8 +35,9 @@ def show_induction(model_name: str) -> None:
         report(0.1, "Running SmolLM2 over the repeated tokens…")
         return ind.induction_of(model.run(ids), ind.REPEAT_LENGTH)
 
+    # ~0.4 s of CPU, ~1 s wall on the busy server (bench/context.py)
     result = jobs.offer(("induction", model_name, tuple(ids)), work, "the induction scores",
-                        f"Run SmolLM2 over {len(ids)} repeated random tokens", 10.0, shared_results(),
+                        f"Run SmolLM2 over {len(ids)} repeated random tokens", 2.0, shared_results(),
                         "ctx_induction_run")
     if result is None:
         return
@@ -50,3 +53,4 @@ def show_induction(model_name: str) -> None:
         render.show_figure(heads_heatmap(result.previous, "Previous-token score per head"), key="ctx_previous")
     strongest = ", ".join(f"L{layer} H{head} ({score:.2f})" for layer, head, score in result.strongest(result.induction))
     st.markdown(f"Strongest induction heads: **{strongest}**.")
+    show_ablation(model_name, ids, shared_results())

@@ -9,6 +9,7 @@ from core.context import contextuality as cx
 from core.context import positions as pos
 from core.figures.context import cosine_heatmap, lines, position_curve
 from ui import cached, render
+from ui.context.rotary import show_rotary_bands
 
 SHOWN_POSITIONS = 128         # positions drawn of the 512 (the heatmap stays readable)
 
@@ -49,3 +50,4 @@ def show_positions(model_name: str) -> None:
         render.show_figure(lines({"radians per position": (np.arange(len(frequencies)), frequencies)},
                                  "Angle each frequency pair turns per position", "pair", "radians"),
                            key="ctx_rope_freq")
+        show_rotary_bands(model_name, head_width, theta)

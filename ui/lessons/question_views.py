@@ -70,6 +70,13 @@ class AppViews:
         return measures(cached.model_name_of(name) or name, chosen.word, tuple(chosen.sentences),
                         tuple(chosen.senses))
 
+    def induction_ablation(self, name: str, k: int):
+        """The Context page's top k induction heads switched off (its shared result, or made in the line)."""
+        from ui.context.ablation import made_for_question
+        from ui.context.induction import shared_results
+
+        return made_for_question(cached.model_name_of(name) or name, k, shared_results())
+
     def attribution(self, name: str, text: str):
         return why.attribution(name, self._ids(name, text), None, None)
 
