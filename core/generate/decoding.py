@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from core.generate.sampling import SamplingConfig, choose, softmax
+from core.generate.sampling import SamplingConfig, choose, descending, softmax
 from core.limits import MAX_NEW_TOKENS, MAX_PROMPT_TOKENS
 
 
@@ -28,6 +28,13 @@ class Generation:
     def probs(self, step: int) -> np.ndarray:
         """(V,) the model's distribution at `step` (before any sampling rule)."""
         return softmax(self.logits[step])
+
+    def top(self, step: int, k: int) -> tuple[np.ndarray, np.ndarray]:
+        """(k,) token ids, (k,) probabilities: the k most probable at `step` under the model's own
+        distribution (before any rule), most probable first, ties by token id (core.order)."""
+        probs = self.probs(step)
+        ids = descending(probs)[:k]
+        return ids, probs[ids]
 
 
 def check_prompt(model, ids: list[int], new_tokens: int) -> None:
