@@ -84,7 +84,7 @@ def transformers_greedy(model, ids: list[int], n: int):
 
 def strip_hover(at) -> list[list[tuple[str, float]]]:
     """Each generated token's hover on the page's strip: its top-k (piece, probability)."""
-    trace = figure(at, 0)["data"][0]
+    trace = figure(at, 0)["data"][1]
     assert trace["hovertemplate"] == "%{customdata[1]}<extra></extra>"
     rows = []
     for _, text in trace["customdata"]:

@@ -70,7 +70,7 @@ def hover_rows(text: str) -> list[tuple[str, float]]:
 def test_the_hover_of_step_i_is_the_softmax_top_k_of_its_logits(tiny, config):
     ids = tiny.encode("The cat sat on the")
     generation = decoding.generate(tiny, ids, 8, config)
-    trace = strip_of(tiny, generation)["data"][0]
+    trace = strip_of(tiny, generation)["data"][1]
     assert "customdata" in trace["hovertemplate"] and "Ġ" not in trace["hovertemplate"]
     for step, (index, text) in enumerate(trace["customdata"]):
         assert index == step
@@ -91,7 +91,7 @@ def test_the_hover_of_step_i_is_the_softmax_top_k_of_its_logits(tiny, config):
 
 def test_greedy_chooses_the_first_token_of_its_hover(tiny):
     generation = decoding.generate(tiny, tiny.encode("one two three"), 6, SamplingConfig(temperature=0.0))
-    for step, (_, text) in enumerate(strip_of(tiny, generation)["data"][0]["customdata"]):
+    for step, (_, text) in enumerate(strip_of(tiny, generation)["data"][1]["customdata"]):
         assert hover_rows(text)[0][0] == tiny.table.tokens[generation.tokens[step]]
 
 
@@ -101,7 +101,7 @@ def test_strangers_pieces_are_escaped_in_customdata_and_never_in_the_template():
                           np.array([[0.5, 0.2], [0.25, 0.1]]), 1, "Generated tokens")
     spec = plain_text_figure(fig).to_json()
     assert "<a href" not in spec and "\\u003ca href" not in spec.lower()
-    trace = json.loads(spec)["data"][0]
+    trace = json.loads(spec)["data"][1]
     assert trace["text"][0].startswith("&lt;a href") and "&lt;a href" in trace["customdata"][1][1]
     assert trace["customdata"][0][1].count("<br>") == 3          # the builder's own breaks stay breaks
     assert evil not in trace["hovertemplate"]

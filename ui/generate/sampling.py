@@ -10,6 +10,7 @@ from core.figures.generate import generated_strip, rule_bars
 from core.generate import sampling
 from core.limits import MAX_NEW_TOKENS
 from core.text import markdown_literal as md
+from core.text import piece_marks_note
 from ui import render, state, tables
 from ui.generate import common
 
@@ -71,10 +72,11 @@ def _show_strip(model, result, steps: int) -> None:
     event = render.show_figure(fig, key="gen_strip", export="generated-tokens", on_select="rerun",
                                selection_mode="points")
     points = event.selection.points if event else []
-    picked = next((int(p["point_index"]) for p in points if isinstance(p.get("point_index"), int)
-                   and 0 <= p["point_index"] < steps), None)
+    picked = next((int(p["point_index"]) for p in points if p.get("curve_number") == 1      # the tokens' points
+                   and isinstance(p.get("point_index"), int) and 0 <= p["point_index"] < steps), None)
+    marks = piece_marks_note(pieces)
     st.caption(f"Hover a token for the model's top {HOVER_TOP} at its step; click it to show that step's bars "
-               "below. Darker: the model gave the chosen token more probability.")
+               "below. Darker: the model gave the chosen token more probability." + (f" {md(marks)}" if marks else ""))
     _follow_pick(picked)
 
 
