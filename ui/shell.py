@@ -82,6 +82,8 @@ def _table_picker() -> None:
                           f"{tables.table_choices()[tables.DEFAULT_TABLE]} instead.")
         state.set_kept("table", tables.DEFAULT_TABLE)
         tables.forget_table(name)
+    else:
+        _keep_linked_model(name)
     choices = tables.table_choices()
     fixed = locked()
     state.kept_widget(st.sidebar.selectbox, "Embedding table", "table", tables.DEFAULT_TABLE,
@@ -96,6 +98,16 @@ def _table_picker() -> None:
         st.sidebar.caption(f"ℹ️ {md(note)}")
     if tables.is_edited():
         st.sidebar.info("This table has your edits (this session only). Reset them on the Lookup page.")
+
+
+def _keep_linked_model(name: str) -> None:
+    """A link's (or a reload's) hub model joins the picker as the loader's form would add it:
+    otherwise the picker, not offering it, falls back to the default table and the link is lost."""
+    from core.models.loading.hf import looks_like_path
+
+    if name.startswith("hub:") and name not in tables.table_choices():
+        where = "folder" if looks_like_path(name[4:]) else "hub"
+        tables.add_table(name, f"{shorten(name[4:], 60)} ({where})")
 
 
 PICKER_CHARS = 31      # what the sidebar's select box shows at its default width without cutting

@@ -1,5 +1,6 @@
 """Figures of the From-vectors-to-words page: a sampling rule's bars before and after, the
-dose-response of steering. Arrays in, go.Figure out."""
+generated tokens with each step's distribution on hover, the dose-response of steering. Arrays
+in, go.Figure out."""
 from __future__ import annotations
 
 import numpy as np
@@ -33,3 +34,54 @@ def dose_response_figure(coefficients: np.ndarray, target_log_prob: np.ndarray, 
     return line_chart(coefficients, {f"log p({targets})": target_log_prob, "loss on neutral texts (nats)": neutral_loss},
                       "Dose and response: what the coefficient buys and what it costs", "coefficient",
                       "nats", height=360)
+
+
+STRIP_COLUMNS = 8           # tokens per row: 8 pieces of ~6 characters fit a phone's ~350 px plot
+STRIP_ROW_PX = 46
+
+
+def step_hover(step: int, piece: str, chosen_prob: float, top_pieces: list[str], top_probs: np.ndarray) -> str:
+    """One step's hover: the chosen token, then the model's top-k with probabilities, one a line.
+    The pieces are strangers' text: they go into customdata, which ui.render's plain_text_figure
+    escapes (only these <br> stay tags), never into the template."""
+    lines = [f"step {step}: chose {piece!r} (p = {chosen_prob:.4f})", f"top {len(top_pieces)} of the model:"]
+    lines += [f"{rank}. {top!r}  {prob:.4f}" for rank, (top, prob) in enumerate(zip(top_pieces, top_probs), 1)]
+    return "<br>".join(lines)
+
+
+def generated_strip(pieces: list[str], chosen_probs: np.ndarray, top_pieces: list[list[str]],
+                    top_probs: np.ndarray, selected: int | None, title: str) -> go.Figure:
+    """(N,) generated pieces in reading order, STRIP_COLUMNS a row, each cell shaded by the model's
+    probability of its token (N,); hovering step i shows its top-k (top_pieces (N, k), top_probs
+    (N, k)); the `selected` step framed. Trace 1 holds the points: customdata[i] = [i, hover text],
+    so a click names its step; the cells behind (trace 0) take no hover."""
+    chosen_probs = np.asarray(chosen_probs, np.float64)
+    count = len(pieces)
+    steps = np.arange(count)
+    rows = max(1, -(-count // STRIP_COLUMNS))
+    cells = np.full(rows * STRIP_COLUMNS, np.nan)
+    cells[:count] = chosen_probs
+    hover = [step_hover(int(i), pieces[i], float(chosen_probs[i]), list(top_pieces[i]), np.asarray(top_probs[i]))
+             for i in steps]
+    fig = go.Figure(go.Heatmap(z=cells.reshape(rows, STRIP_COLUMNS), zmin=0.0, zmax=1.0, showscale=False,
+                               colorscale=[[0.0, "#f1f5f9"], [1.0, "#93c5fd"]], xgap=3, ygap=3, hoverinfo="skip"))
+    ink = dict(size=13, color="#0f172a")
+    fig.add_trace(go.Scatter(
+        x=steps % STRIP_COLUMNS, y=steps // STRIP_COLUMNS, mode="markers+text", text=list(pieces),
+        textposition="middle center", textfont=ink,
+        customdata=[[int(i), text] for i, text in zip(steps, hover)], hovertemplate="%{customdata[1]}<extra></extra>",
+        marker=dict(symbol="square", size=30, color="rgba(0,0,0,0)"),
+        # a click selects a point: the others keep their ink (Plotly would dim them)
+        selected=dict(marker=dict(opacity=1), textfont=dict(color=ink["color"])),
+        unselected=dict(marker=dict(opacity=1), textfont=dict(color=ink["color"])), showlegend=False,
+        # the points are transparent: Plotly would draw the hover in their colour, grey on white
+        hoverlabel=dict(bgcolor="white", bordercolor="#64748b", font=dict(color="#0f172a", size=13))))
+    if selected is not None and 0 <= selected < count:
+        column, row = selected % STRIP_COLUMNS, selected // STRIP_COLUMNS
+        fig.add_shape(type="rect", x0=column - 0.5, x1=column + 0.5, y0=row - 0.5, y1=row + 0.5,
+                      line=dict(color="#dc2626", width=3))
+    fig.update_xaxes(visible=False, range=[-0.5, STRIP_COLUMNS - 0.5], fixedrange=True)
+    fig.update_yaxes(visible=False, range=[rows - 0.5, -0.5], fixedrange=True)
+    fig = base_layout(fig, title, 60 + STRIP_ROW_PX * rows)
+    fig.update_layout(clickmode="event+select", dragmode=False, hoverlabel=dict(align="left"))
+    return fig

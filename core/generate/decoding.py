@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from core.generate.sampling import SamplingConfig, choose, softmax
+from core.generate.sampling import SamplingConfig, choose, descending, softmax
 from core.limits import MAX_NEW_TOKENS, MAX_PROMPT_TOKENS
 
 
@@ -29,6 +29,13 @@ class Generation:
         """(V,) the model's distribution at `step` (before any sampling rule)."""
         return softmax(self.logits[step])
 
+    def top(self, step: int, k: int) -> tuple[np.ndarray, np.ndarray]:
+        """(k,) token ids, (k,) probabilities: the k most probable at `step` under the model's own
+        distribution (before any rule), most probable first, ties by token id (core.order)."""
+        probs = self.probs(step)
+        ids = descending(probs)[:k]
+        return ids, probs[ids]
+
 
 def check_prompt(model, ids: list[int], new_tokens: int) -> None:
     if not ids:
@@ -37,8 +44,31 @@ def check_prompt(model, ids: list[int], new_tokens: int) -> None:
         raise ValueError(f"the prompt has {len(ids)} tokens: at most {MAX_PROMPT_TOKENS} here")
     if not 0 <= new_tokens <= MAX_NEW_TOKENS:
         raise ValueError(f"{new_tokens} new tokens is outside 0..{MAX_NEW_TOKENS}")
-    if model.tied is None or not model.causal:
-        raise ValueError(f"{model.name} is not a causal language model: it does not predict a next token")
+    reason = why_it_cannot_generate(model)
+    if reason:
+        raise ValueError(reason)
+
+
+def why_it_cannot_generate(model) -> str | None:
+    """None for a causal model with an output layer, else why it cannot generate, in words.
+
+    A decoder's body loaded without its head (GPT2Model) is not flagged causal by the loader (it
+    goes by the class name): a model type that transformers knows as a causal LM and never as a
+    masked LM is such a decoder, and what it lacks is the output layer, not the direction."""
+    if model.causal and model.tied is not None:
+        return None
+    from transformers.models.auto.modeling_auto import (
+        MODEL_FOR_CAUSAL_LM_MAPPING_NAMES,
+        MODEL_FOR_MASKED_LM_MAPPING_NAMES,
+    )
+
+    kind = getattr(model.model.config, "model_type", None)
+    decoder = model.causal or (kind in MODEL_FOR_CAUSAL_LM_MAPPING_NAMES and kind not in MODEL_FOR_MASKED_LM_MAPPING_NAMES)
+    if not decoder:
+        return (f"{model.name} is an encoder: each position sees the whole text, both ways, so it never "
+                "learned to predict the next token.")
+    return (f"{model.name} has no output layer (its checkpoint holds the body only), so nothing scores "
+            "its last vector against the vocabulary.")
 
 
 def generate(model, ids: list[int], new_tokens: int, config: SamplingConfig,

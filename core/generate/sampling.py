@@ -121,7 +121,7 @@ def stages(probs: np.ndarray, config: SamplingConfig) -> list[Stage]:
         after = renormalise(current, mask)
         mass = float(current[mask].sum())
         result.append(Stage(name, current, after, mask, _cutoff(current, mask),
-                            f"{formula}: {int(mask.sum()):,} kept, mass {mass:.4f}, each divided by {mass:.4f}"))
+                            f"{formula}: {int((mask & (current > 0)).sum()):,} kept, mass {mass:.4f}, each divided by {mass:.4f}"))
         current = after
     return result
 

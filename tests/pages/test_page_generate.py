@@ -18,7 +18,7 @@ def test_sampling_from_a_link_shows_the_rules_and_the_greedy_tokens():
     model = cached.loaded_model("smollm2")
     expected = decoding.generate(model, model.encode(PROMPT), 5, SamplingConfig(temperature=0.0))
     assert at.code[0].value == model.tokenizer.decode(model.encode(PROMPT) + list(expected.tokens))
-    bars = figure(at, 3)                                     # min-p's bars at step 4
+    bars = figure(at, 4)                                     # min-p's bars at step 4 (after the tokens' strip)
     after = plotly_array(bars["data"][1]["y"]).astype(float)
     assert after[0] == 1.0 and not after[1:].any()           # T = 0: all mass on the top token
     assert at.query_params["steps"] == "5"

@@ -15,15 +15,24 @@ SHOWN_TOKENS = 15           # bars drawn per rule: the most probable before it
 
 def causal_model_or_stop():
     """The chosen causal model with an output layer, or a message and a SmolLM2 button, then stop."""
+    from core.generate.decoding import why_it_cannot_generate
+
     model = tables.current_model()
-    if model is not None and model.causal and model.tied is not None:
+    if model is not None and why_it_cannot_generate(model) is None:
         return model
     render.info_box("Generation needs a causal language model (one that predicts the next token): "
-                    + ("the chosen table is not a model." if model is None else f"{model.name} is not one."))
+                    + why_not_causal(model))
     if st.button(f"Use {BUILTIN_MODELS['smollm2']}", key="gen_pick_smollm2"):
         state.set_kept("table", "smollm2")
         st.rerun()
     st.stop()
+
+
+def why_not_causal(model) -> str:
+    """Why a table cannot generate, in words (the model's name is escaped by the box that shows it)."""
+    from core.generate.decoding import why_it_cannot_generate
+
+    return "the chosen table is a table of vectors, not a model." if model is None else why_it_cannot_generate(model)
 
 
 def read_prompt(model, label: str = "Prompt", key: str = "gen_prompt", default: str = PROMPT,

@@ -6,10 +6,11 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from core.figures.generate import rule_bars
+from core.figures.generate import generated_strip, rule_bars
 from core.generate import sampling
 from core.limits import MAX_NEW_TOKENS
 from core.text import markdown_literal as md
+from core.text import piece_marks_note
 from ui import render, state, tables
 from ui.generate import common
 
@@ -44,6 +45,7 @@ def show_sampling(model) -> None:
         st.code(common.decoded(model, ids + result.tokens[:steps]), language=None, wrap_lines=True)
     shown = 0
     if steps:
+        _show_strip(model, result, steps)
         shown = state.kept_widget(st.number_input, "Step whose distribution is shown (0 = the first generated token)",
                                   "gen_show", steps - 1, query="show", parse=state.parse_int_in(0, MAX_NEW_TOKENS - 1),
                                   min_value=0, max_value=steps - 1, step=1)
@@ -51,6 +53,42 @@ def show_sampling(model) -> None:
     _show_step(model, result, shown, config)
     if steps:
         _show_steps_table(model, result, steps, config)
+
+
+HOVER_TOP = 5                 # tokens listed in a generated token's hover
+
+
+def _show_strip(model, result, steps: int) -> None:
+    """The generated tokens, each step's top-5 on hover; a click shows that step's bars below (drawn
+    before the step box, so a click can set it in this run)."""
+    tops = [result.top(step, HOVER_TOP) for step in range(steps)]
+    pieces = [common.piece(model, t) for t in result.tokens[:steps]]
+    chosen = [float(result.probs(step)[token]) for step, token in enumerate(result.tokens[:steps])]
+    selected = min(int(state.keep("gen_show", steps - 1, query="show", parse=state.parse_int_in(0, MAX_NEW_TOKENS - 1))),
+                   steps - 1)
+    fig = generated_strip(pieces, chosen, [[common.piece(model, int(t)) for t in ids] for ids, _ in tops],
+                          np.stack([probs for _, probs in tops]), selected,
+                          "Generated tokens")
+    event = render.show_figure(fig, key="gen_strip", export="generated-tokens", on_select="rerun",
+                               selection_mode="points")
+    points = event.selection.points if event else []
+    picked = next((int(p["point_index"]) for p in points if p.get("curve_number") == 1      # the tokens' points
+                   and isinstance(p.get("point_index"), int) and 0 <= p["point_index"] < steps), None)
+    marks = piece_marks_note(pieces)
+    st.caption(f"Hover a token for the model's top {HOVER_TOP} at its step; click it to show that step's bars "
+               "below. Darker: the model gave the chosen token more probability." + (f" {md(marks)}" if marks else ""))
+    _follow_pick(picked)
+
+
+def _follow_pick(step: int | None) -> None:
+    """Only a new click counts: the chart keeps its selection across reruns, and the old one
+    would undo a step typed in the box since (as the Geometry page's PCA click)."""
+    if step == st.session_state.get("gen_strip_pick"):
+        return
+    st.session_state["gen_strip_pick"] = step
+    if step is not None and step != state.keep("gen_show", step):
+        state.set_kept("gen_show", step)
+        st.rerun()          # the strip's frame and the step box follow the click
 
 
 def _show_step(model, result, step: int, config) -> None:
