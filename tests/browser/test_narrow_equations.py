@@ -45,6 +45,9 @@ def test_equations_and_tables_are_never_cut(browser, server, size, present):
             assert width <= room and main_width <= main_room + 1, (page, size, "sideways scroll", width, room, main_width, main_room)
             wide += tab.evaluate("""() => [...document.querySelectorAll('[data-testid="stMain"] .katex-display')]
                                   .filter(e => e.scrollWidth > e.clientWidth + 1).length""")
+            tab.evaluate("""() => { const wide = [...document.querySelectorAll('[data-testid="stMain"] .katex-display')]
+                              .sort((a, b) => b.scrollWidth - a.scrollWidth)[0]; wide.scrollIntoView({block: 'center'}); }""")
+            tab.wait_for_timeout(300)
             SCREENSHOTS.mkdir(exist_ok=True)
             name = page.replace("?table=", "-")
             tab.screenshot(path=str(SCREENSHOTS / f"equations-{name}-{size}{'-present' if present else ''}.png"))
