@@ -144,11 +144,13 @@ def show_analogy() -> None:
     for result in results:
         st.markdown(f"**{result.method}**")
         left, right = st.columns(2)
+        held = (f"analogy_rank_{result.method}", f"analogy_input_{result.method}")   # a tour's questions on it
         for column, answers, heading in ((left, result.excluded, "inputs excluded (the usual code)"),
                                          (right, result.included, "inputs included")):
             with column:
                 st.caption(heading)
-                render.show_frame(answers_frame(answers, inputs, expected), hide_index=True, width="stretch")
+                render.show_frame(asking.held_frame(held, answers_frame(answers, inputs, expected)),
+                                  hide_index=True, width="stretch")
                 # the expected word's rank among the inputs allowed tells whether an input came first
                 asking.say(f"analogy_input_{result.method}",
                            lambda answers=answers: st.caption(expected_sentence(answers, expected, inputs)))

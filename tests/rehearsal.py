@@ -68,16 +68,27 @@ def assert_step_state(at, name: str, index: int, way: str) -> None:
 _NUMBER = re.compile(r"(?<![\w.,])\d+(?:[.,]\d+)*(?!\w)")     # a number, not a name's digits (seed004)
 
 
-def page_writing(at, told: set = frozenset()) -> dict[str, str]:
+# Topics whose page holds back a table's numbers (ui.lessons.asking.held_frame): a question naming one is
+# checked against every table's cells too (the analogy tables print the ranks and scores asked for).
+TABLE_TOPICS = {"analogy_input_3CosAdd", "analogy_input_3CosMul", "analogy_rank_3CosAdd"}
+
+
+def table_cells(at) -> list[str]:
+    """Every table on the page (grid or plain), its cells as text."""
+    return [frame.value.to_string() for frame in [*at.dataframe, *at.table]]
+
+
+def page_writing(at, told: set = frozenset(), tables: bool = False) -> dict[str, str]:
     """Every sentence the page writes (narration, markdown, captions, notes, formulas, metrics) by
     where it is. A figure's cells and a table's cells are where a learner reads an answer off; the
-    sentences are where a page would state it."""
+    sentences are where a page would state it. `tables`: the tables' cells too (TABLE_TOPICS)."""
     written = {
         "markdown": texts(at.markdown), "caption": [c for c in texts(at.caption) if c not in told],
         "info": texts(at.info),
         "success": texts(at.success), "warning": texts(at.warning), "text": [t.value for t in at.text],
         "latex": [t.value for t in at.latex],
         "metric": [f"{m.label} {m.value}" for m in at.metric],
+        "table": table_cells(at) if tables else [],
     }
     return {where: "\n".join(items) for where, items in written.items()}
 
@@ -150,7 +161,7 @@ def rehearse_questions(at, name: str, index: int) -> None:
     step = TOURS[name].steps[index]
     told = set()               # the step's earlier questions' answers, told under them: not this one's
     for question in step.questions:
-        before = page_writing(at, told)
+        before = page_writing(at, told, tables=bool(TABLE_TOPICS & set(question.holds_back)))
         right, numbers = _answered_wrong(at, name, question)
         told.update(c for c in texts(at.caption) if c and c in numbers)
         for number in giveaways(right, numbers, question.choices):

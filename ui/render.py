@@ -116,12 +116,22 @@ def figure_with_csv(fig, matrix: np.ndarray, name: str, row_labels=None, column_
 
 def base_css() -> None:
     """Long metric values ("30,522 × 384 = 11,720,448") wrap instead of ending in "…"; a phone's tour bar
-    drops the key list and the presentation button."""
+    drops the key list and the presentation button; wide equations and tables scroll in their own box."""
     st.markdown("""<style>
       [data-testid="stMetricValue"], [data-testid="stMetricValue"] * {
         white-space: normal !important; overflow: visible !important; text-overflow: clip !important; }
       @media (max-width: 640px) {   /* a phone: the tour bar leaves room for the page (no keys, no projector) */
         .st-key-tour_present, .st-key-tour_keys_said { display: none !important; } }
+      /* an equation or a plain table wider than its column (S E = X of seed 004 is 754 px, a phone's
+         column 358) scrolls inside its own box, never the page; its hidden side fades out so nobody
+         reads a cut matrix as whole. The fade follows the box's own scroll (a box that fits has no
+         scroll timeline, so no fade). */
+      .katex-display, [data-testid="stTable"] { overflow-x: auto; overflow-y: hidden; max-width: 100%;
+        animation: lens-more-sideways linear both; animation-timeline: scroll(self inline); }
+      @keyframes lens-more-sideways {
+        0% { mask-image: linear-gradient(to right, #000 calc(100% - 3rem), transparent); }
+        1%, 99% { mask-image: linear-gradient(to right, transparent, #000 3rem, #000 calc(100% - 3rem), transparent); }
+        100% { mask-image: linear-gradient(to left, #000 calc(100% - 3rem), transparent); } }
       </style>""", unsafe_allow_html=True)
 
 

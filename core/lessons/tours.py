@@ -149,7 +149,8 @@ VIEW_TOURS = {
                                   vq.analogy_input_on_top("glove-50d", "king", "man", "woman", "3CosMul"),
                                   choices=YES_NO, holds_back=("analogy_input_3CosMul",)),
                             _view("rank_prince", "glove-50d", "With the inputs excluded, at which rank does 3CosAdd "
-                                  "put prince?", vq.analogy_rank("glove-50d", "king", "man", "woman", "prince")))),
+                                  "put prince?", vq.analogy_rank("glove-50d", "king", "man", "woman", "prince"),
+                                  holds_back=("analogy_rank_3CosAdd",)))),
         TourStep("directions", "paris − france + germany",
                  "A capital for a country: the offset from France to Paris, added to Germany.",
                  _table("glove-50d", keep_analogy_a="paris", keep_analogy_b="france", keep_analogy_c="germany",

@@ -40,3 +40,25 @@ def say(topic: str, draw: Callable[[], object]) -> None:
         draw()
     else:
         st.caption(HELD_BACK.format(prompt=prompt))
+
+
+def held_frame(topics: tuple[str, ...], frame, keep: tuple[str, ...] = ("token", "id"), marks: tuple[str, ...] = (" (input)",)):
+    """A table whose numbers or marks answer a pending question (a rank, a score, "king (input)" on top):
+    while one of `topics` is pending, only its `keep` columns in the table's own order, the `marks` taken
+    off their cells, and a caption saying what waits. The order stays: a learner who looks can still read
+    the answer off by counting, but the page does not state it."""
+    prompt = next((p for p in map(pending, topics) if p is not None), None)
+    if prompt is None:
+        return frame
+    shown = frame[[column for column in keep if column in frame.columns]].copy()
+    def unmarked(cell):
+        for mark in marks:
+            cell = cell.replace(mark, "") if isinstance(cell, str) else cell
+        return cell
+    for column in shown.columns:
+        shown[column] = shown[column].map(unmarked)
+    st.caption(HELD_COLUMNS.format(prompt=prompt))
+    return shown
+
+
+HELD_COLUMNS = "Listed best first; ranks, scores and marks held back until you answer the tour's question above: {prompt}"

@@ -91,6 +91,23 @@ def _toggle_presenting() -> None:
     state.set_kept("present", not st.session_state.get("keep_present", False))
 
 
+# On a phone (390 × 844) the bar with its narration, questions and buttons was 570-890 px tall: the
+# step's page began below the first screen. There the bar is a box of at most 40 % of the screen that
+# scrolls within itself, the way on (◀ ▶) right under the title, in smaller type; the page's own
+# heading smaller too, so the step's view starts on the first screen (tests/browser/tour_walk.py).
+PHONE_BAR_CSS = """<style>@media (max-width: 640px) {
+  .st-key-tour_bar { max-height: 40vh; overflow-y: auto; gap: 0.5rem; padding: 0.6rem 0.75rem !important; }
+  .st-key-tour_bar > :first-child { order: -2; }
+  .st-key-tour_bar > :has(.st-key-tour_buttons) { order: -1; }
+  .st-key-tour_bar [data-testid="stMarkdownContainer"] p, .st-key-tour_bar [data-testid="stWidgetLabel"] p {
+    font-size: 0.9rem; line-height: 1.4; }
+  .st-key-tour_bar button { min-height: 2rem; padding: 0.1rem 0.6rem; }
+  .st-key-tour_bar button p { font-size: 0.8rem; }
+  .st-key-tour_buttons { gap: 0.4rem; }
+  [data-testid="stMainBlockContainer"] { padding-top: 3.75rem; }
+  [data-testid="stMain"] h1 { font-size: 1.9rem; }
+}</style>"""
+
 KEYS_SAID = "Keys: ← previous · → next · Esc ends the tour · P presentation mode"
 
 
@@ -100,6 +117,7 @@ def tour_bar() -> None:
     if not name:
         return
     tour, step = TOURS[name], TOURS[name].steps[index]
+    st.html(PHONE_BAR_CSS)              # style only: drawn in no block, takes no room
     with st.container(border=True, key="tour_bar"):
         st.markdown(f"**{tour.title}** · step {index + 1} of {len(tour.steps)}: **{step.title}**")
         st.markdown(step.narration)
