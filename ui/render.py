@@ -37,13 +37,32 @@ def export_name(figure_key: str | None, table: str | None = None) -> str:
 
 def show_figure(fig, key: str | None = None, export: str | None = None, table: str | None = None, **kwargs):
     """The figure, its camera button's file named after `export` (the view; the key when None) and
-    `table` (see export_name)."""
-    from core.figures.base import for_projector, plain_text_figure
+    `table` (see export_name). Tokens and names in its labels are text, never Plotly's HTML."""
+    from core.figures.base import SentSpec
 
-    fig = plain_text_figure(fig)   # tokens and names in labels are text, never Plotly's HTML
-    if presenting():
-        fig = for_projector(fig)
-    return st.plotly_chart(fig, width="stretch", config=figure_config(export or key, table), key=key, **kwargs)
+    spec = _sendable(fig, presenting())
+    return st.plotly_chart(SentSpec(spec), width="stretch", config=figure_config(export or key, table), key=key, **kwargs)
+
+
+def show_kept_figure(build, key: str, tables: tuple, settings: tuple, export: str | None = None,
+                     table: str | None = None, **kwargs):
+    """show_figure of build(), a figure made from `tables` and `settings` alone (every value it
+    shows): its spec is made once per server and shared by every session (ui.cached.derived:
+    bounded by bytes; a private table's dropped with its sessions), so a figure of an unchanged
+    table and setting is neither rebuilt nor serialised again. build() must not draw."""
+    from core.figures.base import SentSpec
+
+    from ui import cached
+
+    projected = presenting()
+    spec = cached.derived(f"figure {key}", tables, (settings, projected), lambda: _sendable(build(), projected))
+    return st.plotly_chart(SentSpec(spec), width="stretch", config=figure_config(export or key, table), key=key, **kwargs)
+
+
+def _sendable(fig, projected: bool) -> dict:
+    from core.figures.base import for_projector, sendable_spec
+
+    return sendable_spec(for_projector(fig) if projected else fig)
 
 
 # OWASP's CSV injection rule: a cell a spreadsheet could read as a formula starts with one of these.
