@@ -36,33 +36,23 @@ def export_name(figure_key: str | None, table: str | None = None) -> str:
 
 
 def show_figure(fig, key: str | None = None, export: str | None = None, table: str | None = None, **kwargs):
-    """The figure, its camera button's file named after `export` (the view; the key when None) and
-    `table` (see export_name). Tokens and names in its labels are text, never Plotly's HTML."""
+    """The figure (a go.Figure, or a spec of ui.kept_figures), its camera button's file named after
+    `export` (the view; the key when None) and `table` (see export_name). Tokens and names in its
+    labels are text, never Plotly's HTML (core.figures.base.sendable_spec)."""
     from core.figures.base import SentSpec
+    from ui.kept_figures import sendable
 
-    spec = _sendable(fig, presenting())
+    spec = fig if isinstance(fig, dict) else sendable(fig, presenting())
     return st.plotly_chart(SentSpec(spec), width="stretch", config=figure_config(export or key, table), key=key, **kwargs)
 
 
 def show_kept_figure(build, key: str, tables: tuple, settings: tuple, export: str | None = None,
                      table: str | None = None, **kwargs):
     """show_figure of build(), a figure made from `tables` and `settings` alone (every value it
-    shows): its spec is made once per server and shared by every session (ui.cached.derived:
-    bounded by bytes; a private table's dropped with its sessions), so a figure of an unchanged
-    table and setting is neither rebuilt nor serialised again. build() must not draw."""
-    from core.figures.base import SentSpec
+    shows): made once per server for every session (ui.kept_figures.kept). build() must not draw."""
+    from ui.kept_figures import kept
 
-    from ui import cached
-
-    projected = presenting()
-    spec = cached.derived(f"figure {key}", tables, (settings, projected), lambda: _sendable(build(), projected))
-    return st.plotly_chart(SentSpec(spec), width="stretch", config=figure_config(export or key, table), key=key, **kwargs)
-
-
-def _sendable(fig, projected: bool) -> dict:
-    from core.figures.base import for_projector, sendable_spec
-
-    return sendable_spec(for_projector(fig) if projected else fig)
+    return show_figure(kept(build, key, tables, settings), key, export, table, **kwargs)
 
 
 # OWASP's CSV injection rule: a cell a spreadsheet could read as a formula starts with one of these.
