@@ -27,6 +27,7 @@ from core.plural import count
 from core.tokens.pieces import TOKEN_KINDS
 from core.text import codepoints_note
 from ui import cached, chosen, render, state, tables
+from ui.kept_figures import made
 from ui.lessons import asking
 from ui.map_quality.hubness import hubness_section
 
@@ -146,7 +147,7 @@ def show_arrows(rows: list[int], searched: list[int]) -> None:
     marked = None if preset or not searched else rows.index(searched[0])
     # the preset is fixed numbers, no table's rows: its file says so (it was 'geo-arrows-minilm.png')
     export, export_table = ("geo_arrows_seed003_preset", "") if preset else (None, None)
-    render.show_figure(arrows_figure(plane, labels, title, axes, highlighted=marked), key="geo_arrows",
+    render.show_figure(made(arrows_figure, plane, labels, title, axes, highlighted=marked), key="geo_arrows",
                        export=export, table=export_table)
     if marked is not None:
         st.caption(render.md(f"★ {table.tokens[searched[0]]}: the token of the neighbour search below "
@@ -244,15 +245,17 @@ def show_neighbours(matches: list[int], shown: np.ndarray) -> None:
 def show_searched_token(row: int, neighbours: list[int], shown: np.ndarray) -> None:
     """The searched token and its neighbours on the PCA plane and by norm, over a fixed sample of the
     rows the big plots draw (a few hundred SVG points: cheap to redraw at every search)."""
-    background = shown[background_rows(len(shown))]
-    norms = cached.cached_norms(table)
-    every = [row, *neighbours]
-    planes, hovers = plane_of(every), hover_texts([table.tokens[r] for r in every], table.ids[every])
-    points = [SearchedPoint(planes[i], int(table.ids[r]), float(norms[r]), table.tokens[r], hovers[i])
-              for i, r in enumerate(every)]
-    fig = searched_token_figure(plane_of(background), table.ids[background], norms[background], points[0], points[1:],
-                                f"Where {table.tokens[row]} sits")
-    render.show_figure(fig, key="geo_searched")
+    def build():
+        background = shown[background_rows(len(shown))]
+        norms = cached.cached_norms(table)
+        every = [row, *neighbours]
+        planes, hovers = plane_of(every), hover_texts([table.tokens[r] for r in every], table.ids[every])
+        points = [SearchedPoint(planes[i], int(table.ids[r]), float(norms[r]), table.tokens[r], hovers[i])
+                  for i, r in enumerate(every)]
+        return searched_token_figure(plane_of(background), table.ids[background], norms[background], points[0],
+                                     points[1:], f"Where {table.tokens[row]} sits")
+
+    render.show_kept_figure(build, "geo_searched", (table,), (row, tuple(neighbours), cached.rows_digest(shown)))
 
 
 def show_heatmap_and_norms(rows: list[int], shown: np.ndarray, hover: list[str]) -> None:

@@ -51,12 +51,17 @@ def made(builder: Callable, *args, **kwargs) -> dict:
                           lambda: sendable(builder(*args, **kwargs), projected))
 
 
+_ATOMS = {str, int, float, bool, type(None), np.str_, np.int64, np.float64, np.float32}   # repr tells them apart
+
+
 def _feed(digest, value) -> None:
     """Every argument into the digest, each kind marked so that different values never meet."""
     if isinstance(value, np.ndarray):
         array = np.ascontiguousarray(value)
         digest.update(f"a{array.dtype.str}{array.shape}".encode())
         digest.update(array.tobytes() if array.dtype.kind != "O" else repr(array.tolist()).encode())
+    elif isinstance(value, (list, tuple)) and set(map(type, value)) <= _ATOMS:
+        digest.update(f"l{type(value).__name__}".encode() + repr(value).encode())    # 20,000 hover texts at once
     elif isinstance(value, (list, tuple)):
         digest.update(f"l{type(value).__name__}{len(value)}(".encode())
         for item in value:

@@ -127,13 +127,11 @@ def sendable_spec(fig: go.Figure) -> dict:
     dicts and lists only: to_dict() deep-copies every hover text of a 20,000-point plot one string at a
     time, and plain_text_figure's copy went through it twice (~60 ms a figure). Never writes into fig;
     a spec shared between sessions is only read after (tests/unit/test_sendable_spec.py)."""
-    from _plotly_utils.utils import convert_to_base64
-
     spec = {"data": fig._data, "layout": fig._layout}
     if fig.frames:
         spec["frames"] = [frame.to_plotly_json() for frame in fig.frames]
     spec = _fresh(_literal(spec, None))
-    convert_to_base64(spec)            # writes into the new dicts only
+    _typed_arrays(spec)                # writes into the new dicts only
     for trace in spec["data"]:
         trace.pop("uid", None)
     return spec
@@ -150,6 +148,24 @@ def _fresh(value):
 
 
 _ATOMS = _NUMBERS | {str, np.str_}
+
+
+def _typed_arrays(value) -> None:
+    """plotly's convert_to_base64 (arrays in dicts -> plotly.js typed arrays), without its call for
+    every text of a list (20,000 hover texts: 20,000 calls that change nothing)."""
+    from _plotly_utils.utils import is_homogeneous_array, is_skipped_key, to_typed_array_spec
+
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if is_skipped_key(key):
+                continue
+            if is_homogeneous_array(item):
+                value[key] = to_typed_array_spec(item)
+            else:
+                _typed_arrays(item)
+    elif isinstance(value, (list, tuple)) and not set(map(type, value)) <= _ATOMS:
+        for item in value:
+            _typed_arrays(item)
 
 
 class SentSpec(BaseFigure):
