@@ -15,6 +15,7 @@ from core.tokens.pieces import TOKEN_KINDS, resolve_tokens
 from core.directions.semantic import axes_cosine
 from core.text import shorten
 from ui import cached, chosen, render, state, tables
+from ui.kept_figures import made
 from ui.lessons import asking
 
 table = tables.active_table()
@@ -68,7 +69,7 @@ def show_axes(rows: list[int], searched: list[int]) -> None:
     cosine = axes_cosine(x_axis, y_axis)
     title = (f"Cosine with two word directions · the axes meet at {np.degrees(np.arccos(cosine)):.0f}° "
              "in the table, drawn at 90°")
-    fig = pca_scatter(np.stack([coords[0, shown], coords[1, shown]], axis=1), tokens, table.ids[shown], title,
+    fig = made(pca_scatter, np.stack([coords[0, shown], coords[1, shown]], axis=1), tokens, table.ids[shown], title,
                       kinds=[TOKEN_KINDS[c] for c in cached.token_kind_codes(table)[shown]],
                       labelled=[position[r] for r in marked if r in position],
                       highlighted=[position[r] for r in searched if r in position],

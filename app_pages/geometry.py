@@ -26,6 +26,7 @@ from core.limits import MAX_PLOT_POINTS
 from core.text import codepoints_note, count
 from core.tokens.pieces import TOKEN_KINDS
 from ui import cached, chosen, render, state, tables
+from ui.kept_figures import made
 from ui.lessons import asking
 from ui.map_quality.hubness import hubness_section
 
@@ -44,8 +45,11 @@ def drawn_rows(rows: list[int]) -> tuple[np.ndarray, list[str]]:
     their hover texts, built once per rerun. Nothing here depends on the search: Streamlit names a
     chart by its whole spec and mounts a renamed one anew (two 20,000-point WebGL plots rebuilt at
     every search); the searched token has a figure of its own (show_neighbours)."""
-    shown = sample_rows(table.vocab_size, MAX_PLOT_POINTS, must_include=rows)
-    return shown, hover_texts([table.tokens[r] for r in shown], table.ids[shown])
+    def sample():
+        shown = sample_rows(table.vocab_size, MAX_PLOT_POINTS, must_include=rows)
+        shown.flags.writeable = False           # shared by every session asking for these rows
+        return shown, hover_texts([table.tokens[r] for r in shown], table.ids[shown])
+    return cached.derived("drawn rows", (table,), (tuple(rows),), sample)
 
 
 def plane_of(rows) -> np.ndarray:
@@ -75,20 +79,24 @@ def show_pca(rows: list[int], shown: np.ndarray, hover: list[str]) -> None:
     if len(shown) < table.vocab_size:
         st.caption(f"Drawing a seeded random sample of {len(shown):,} of {table.vocab_size:,} rows "
                    "(plus the chosen tokens); the projection and its statistics use every row.")
-    coords = np.zeros((len(shown), max(2, min(dims, k))))
-    coords[:, : min(dims, k)] = result.coords[shown, : min(dims, k)]
-    tokens = [table.tokens[r] for r in shown]
-    position = {r: i for i, r in enumerate(shown)}
-    options = dict(labelled=[position[r] for r in rows], hover=hover)
-    if colour == "kind":
-        options["kinds"] = kinds_of(shown)
-    else:
-        values = table.ids[shown] if colour == "id" else cached.cached_norms(table)[shown]
-        options.update(colour_values=values, colour_title="id" if colour == "id" else "norm")
-    ratio = result.explained_variance_ratio
-    title = "PCA · explained variance " + ", ".join(f"PC{i + 1} {100 * v:.1f}%" for i, v in enumerate(ratio[:dims]))
-    event = render.show_figure(pca_scatter(coords, tokens, table.ids[shown], title, **options),
-                               key="geo_pca", on_select="rerun")
+
+    def build():
+        coords = np.zeros((len(shown), max(2, min(dims, k))))
+        coords[:, : min(dims, k)] = result.coords[shown, : min(dims, k)]
+        tokens = [table.tokens[r] for r in shown]
+        position = {r: i for i, r in enumerate(shown)}
+        options = dict(labelled=[position[r] for r in rows], hover=hover)
+        if colour == "kind":
+            options["kinds"] = kinds_of(shown)
+        else:
+            values = table.ids[shown] if colour == "id" else cached.cached_norms(table)[shown]
+            options.update(colour_values=values, colour_title="id" if colour == "id" else "norm")
+        ratio = result.explained_variance_ratio
+        title = "PCA · explained variance " + ", ".join(f"PC{i + 1} {100 * v:.1f}%" for i, v in enumerate(ratio[:dims]))
+        return pca_scatter(coords, tokens, table.ids[shown], title, **options)
+
+    # shown and hover follow from the table and the chosen rows (drawn_rows)
+    event = render.show_kept_figure(build, "geo_pca", (table,), (dims, colour, tuple(rows)), on_select="rerun")
     picked = [int(shown[p["customdata"]]) for p in (event.selection.points if event else [])
               if isinstance(p.get("customdata"), int) and 0 <= p["customdata"] < len(shown)]
     follow_pick(picked[0] if picked else None)
@@ -138,7 +146,7 @@ def show_arrows(rows: list[int], searched: list[int]) -> None:
     marked = None if preset or not searched else rows.index(searched[0])
     # the preset is fixed numbers, no table's rows: its file says so (it was 'geo-arrows-minilm.png')
     export, export_table = ("geo_arrows_seed003_preset", "") if preset else (None, None)
-    render.show_figure(arrows_figure(plane, labels, title, axes, highlighted=marked), key="geo_arrows",
+    render.show_figure(made(arrows_figure, plane, labels, title, axes, highlighted=marked), key="geo_arrows",
                        export=export, table=export_table)
     if marked is not None:
         st.caption(render.md(f"★ {table.tokens[searched[0]]}: the token of the neighbour search below "
@@ -152,14 +160,12 @@ def show_arrows(rows: list[int], searched: list[int]) -> None:
 
 def show_id_gap(rows: list[int], searched: list[int]) -> None:
     st.subheader("Cosine vs token-id gap")
-    norms = cached.cached_norms(table)
-    sample = sample_pairs(table.weight, table.ids, 2000, seed=0, norms=norms)
+    sample, rho = cached.derived("id gap sample", (table,), (), lambda: sampled_id_gaps(table))
     pairs = chosen_pairs(table, rows)
     for a, b in pairs.undefined:
         render.warning_box(f"{table.tokens[a]} or {table.tokens[b]} is a zero vector: cosine undefined.")
     chosen_gaps, chosen_cos, chosen_labels = pairs.gaps, pairs.cosines, pairs.labels
     r_exact = cached.cached_id_gap_correlation(table)
-    rho = spearman(sample.gaps, sample.cosines)
     c1, c2, c3 = st.columns(3)
     c1.metric("Pearson r, all pairs (exact)", "undefined" if np.isnan(r_exact) else f"{r_exact:+.3f}")
     every_pair = len(sample.gaps) == table.vocab_size * (table.vocab_size - 1) // 2
@@ -171,14 +177,21 @@ def show_id_gap(rows: list[int], searched: list[int]) -> None:
         st.caption(render.md(f"Undefined: {why_no_correlation(table.vocab_size * (table.vocab_size - 1) // 2, sample.gaps, sample.cosines)}"))
     with_searched = chosen_pairs(table, searched, partners=rows)
     others = chosen_pairs(table, [r for r in rows if r not in searched])   # each pair drawn once
-    fig = id_gap_scatter(sample.gaps, sample.cosines, others.gaps, others.cosines, others.labels,
-                         "Each point is a pair of tokens", sample_name="all pairs" if every_pair else "random pairs",
-                         searched=(with_searched.gaps, with_searched.cosines, with_searched.labels))
-    render.show_figure(fig, key="geo_idgap")
+    render.show_kept_figure(
+        lambda: id_gap_scatter(sample.gaps, sample.cosines, others.gaps, others.cosines, others.labels,
+                               "Each point is a pair of tokens", sample_name="all pairs" if every_pair else "random pairs",
+                               searched=(with_searched.gaps, with_searched.cosines, with_searched.labels)),
+        "geo_idgap", (table,), (tuple(rows), tuple(searched)))
     if chosen_labels:
         asking.say("id_gaps", lambda: render.show_frame(pd.DataFrame({"pair": chosen_labels, "id gap": chosen_gaps,
                    "cosine": [f"{c:.3f}" for c in chosen_cos]}), hide_index=True))
     st.caption("An id is an address: a small gap does not mean similar vectors (seed 004).")
+
+
+def sampled_id_gaps(table):
+    """2,000 seeded random pairs of the table and their Spearman rho (the same for every visitor)."""
+    sample = sample_pairs(table.weight, table.ids, 2000, seed=0, norms=cached.cached_norms(table))
+    return sample, spearman(sample.gaps, sample.cosines)
 
 
 def why_no_correlation(pair_count: int, gaps: np.ndarray, cosines: np.ndarray) -> str:
@@ -231,15 +244,17 @@ def show_neighbours(matches: list[int], shown: np.ndarray) -> None:
 def show_searched_token(row: int, neighbours: list[int], shown: np.ndarray) -> None:
     """The searched token and its neighbours on the PCA plane and by norm, over a fixed sample of the
     rows the big plots draw (a few hundred SVG points: cheap to redraw at every search)."""
-    background = shown[background_rows(len(shown))]
-    norms = cached.cached_norms(table)
-    every = [row, *neighbours]
-    planes, hovers = plane_of(every), hover_texts([table.tokens[r] for r in every], table.ids[every])
-    points = [SearchedPoint(planes[i], int(table.ids[r]), float(norms[r]), table.tokens[r], hovers[i])
-              for i, r in enumerate(every)]
-    fig = searched_token_figure(plane_of(background), table.ids[background], norms[background], points[0], points[1:],
-                                f"Where {table.tokens[row]} sits")
-    render.show_figure(fig, key="geo_searched")
+    def build():
+        background = shown[background_rows(len(shown))]
+        norms = cached.cached_norms(table)
+        every = [row, *neighbours]
+        planes, hovers = plane_of(every), hover_texts([table.tokens[r] for r in every], table.ids[every])
+        points = [SearchedPoint(planes[i], int(table.ids[r]), float(norms[r]), table.tokens[r], hovers[i])
+                  for i, r in enumerate(every)]
+        return searched_token_figure(plane_of(background), table.ids[background], norms[background], points[0],
+                                     points[1:], f"Where {table.tokens[row]} sits")
+
+    render.show_kept_figure(build, "geo_searched", (table,), (row, tuple(neighbours), cached.rows_digest(shown)))
 
 
 def show_heatmap_and_norms(rows: list[int], shown: np.ndarray, hover: list[str]) -> None:
@@ -250,10 +265,10 @@ def show_heatmap_and_norms(rows: list[int], shown: np.ndarray, hover: list[str])
         render.figure_with_csv(matrix_heatmap(matrix, "cos(a, b)", labels, labels, digits=3),
                                matrix, "cosine_matrix", labels, labels)
     st.subheader("Vector norm vs token id")
-    fig = norm_by_id_figure(table.ids[shown], cached.cached_norms(table)[shown],
-                            [table.tokens[r] for r in shown], "Norm by id (bands reveal tokenizer structure)",
-                            kinds=kinds_of(shown), hover=hover)
-    render.show_figure(fig, key="geo_norms")
+    render.show_kept_figure(
+        lambda: norm_by_id_figure(table.ids[shown], cached.cached_norms(table)[shown], [table.tokens[r] for r in shown],
+                                  "Norm by id (bands reveal tokenizer structure)", kinds=kinds_of(shown), hover=hover),
+        "geo_norms", (table,), (tuple(rows),))     # shown and hover follow from the table and the rows
 
 
 rows = chosen.chosen_rows(table)

@@ -19,6 +19,7 @@ from core.limits import MAX_ID_CHARS, MAX_NEW_ROWS, MAX_PLOT_POINTS, MAX_TEXT_CH
 from core.lookup import parse_id_list, squared_distance
 from core.text import matrix_latex
 from ui import cached, chosen, render, state, tables
+from ui.kept_figures import made
 from ui.lessons import asking
 
 table = tables.active_table()
@@ -71,7 +72,7 @@ def show_tables(report) -> None:
 
 def show_x(report) -> None:
     labels = [f"{p}: {t} (id {i})" for p, (t, i) in enumerate(zip(report.tokens, report.token_ids))]
-    fig = matrix_heatmap(report.X, "X = E[ids]", labels, [f"x{j}" for j in range(table.width)])
+    fig = made(matrix_heatmap, report.X, "X = E[ids]", labels, [f"x{j}" for j in range(table.width)])
     render.figure_with_csv(fig, report.X, "X_lookup", labels)
 
 
@@ -80,7 +81,7 @@ def show_one_hot(report) -> None:
     column_ids = [int(table.ids[r]) for r in report.selector_rows]
     partial = len(report.selector_rows) < table.vocab_size
     title = "S (one-hot rows)" + (" — only the columns of ids that occur; all others are 0" if partial else "")
-    fig = matrix_heatmap(report.selector, title, report.tokens, column_ids, digits=0, zero_centred=False,
+    fig = made(matrix_heatmap, report.selector, title, report.tokens, column_ids, digits=0, zero_centred=False,
                          colour_scale_bar=False)
     render.figure_with_csv(fig, report.selector, "S_one_hot", report.tokens, column_ids)
     matches = one_hot_matches(table, report)
@@ -146,7 +147,7 @@ def show_rename(report) -> None:
     with left:
         st.markdown("**Ids and rows permuted together**")
         st.write("✅ lookup unchanged" if demo.unchanged_rows_moved else "❌ lookup changed")
-        render.show_figure(matrix_heatmap(demo.X_rows_moved, "X after renaming ids + rows",
+        render.show_figure(made(matrix_heatmap, demo.X_rows_moved, "X after renaming ids + rows",
                                           report.tokens, colour_scale_bar=False, width_share=0.5), key="lookup_rename_moved")
     with right:
         st.markdown("**Ids renamed, rows left in place** (a new tokenizer on an old model)")
@@ -155,7 +156,7 @@ def show_rename(report) -> None:
                      f"{render.md(', '.join(demo.tokens_read_ids_only[p] for p in demo.wrong_positions))}")
         else:
             st.write("These positions happen to read the same rows (a fixed point of the permutation).")
-        render.show_figure(matrix_heatmap(demo.X_ids_only, "X after renaming ids only",
+        render.show_figure(made(matrix_heatmap, demo.X_ids_only, "X after renaming ids only",
                                           report.tokens, colour_scale_bar=False, width_share=0.5), key="lookup_rename_ids")
 
 

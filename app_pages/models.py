@@ -13,6 +13,7 @@ from core.models.loading.pretrained import BUILTIN_MODELS
 from core.models.probes import is_causal_map
 from core.text import piece_marks_note
 from ui import cached, inside_model, render, state, tables, widgets, words
+from ui.kept_figures import made
 
 st.title("🧠 Attention in a real model")
 words.define("layer", "attention head", "query", "key", "residual stream", "logit", "final norm", "logit lens")
@@ -70,14 +71,14 @@ def show_maps(run, first: int, last: int) -> None:
     shown = without_first_key(attentions[first:last + 1]) if sinkless else attentions[first:last + 1]
     title = (f"Attention weights · layers {first}–{last} of shape {attentions.shape} (L, H, T, T)"
              + (" · first key left out, rows renormalised over the others" if sinkless else ""))
-    render.show_figure(attention_mosaic(shown, title, first_layer=first), key="models_grid")
+    render.show_figure(made(attention_mosaic, shown, title, first_layer=first), key="models_grid")
     c1, c2 = st.columns(2)
     layer = state.kept_widget(c1.number_input, "Layer", "attn_layer", 0, query="layer", per_table=True,
                                parse=state.parse_int_in(0, model.layers - 1), min_value=0, max_value=model.layers - 1)
     head = state.kept_widget(c2.number_input, "Head", "attn_head", 0, query="head", per_table=True,
                               parse=state.parse_int_in(0, model.heads - 1), min_value=0, max_value=model.heads - 1)
     weights = attentions[int(layer), int(head)]
-    render.figure_with_csv(attention_map(weights, labels, f"Layer {int(layer)}, head {int(head)}"), weights,
+    render.figure_with_csv(made(attention_map, weights, labels, f"Layer {int(layer)}, head {int(head)}"), weights,
                            f"attention_L{int(layer)}_H{int(head)}", labels, labels, key="models_one")
 
 
@@ -115,7 +116,7 @@ def show_contextual() -> None:
                 f"{'**identical**' if result.same_input else '**different**'} (one row of E). Layer 0 is the "
                 "embedding output (token + position, normalised where the model does); then each layer mixes context.")
     layers = list(range(len(result.cosine_per_layer)))
-    render.show_figure(line_chart(layers, {"cos(h_A, h_B)": result.cosine_per_layer},
+    render.show_figure(made(line_chart, layers, {"cos(h_A, h_B)": result.cosine_per_layer},
                                   "Cosine between the two contextual vectors, per layer", "layer", "cosine",
                                   y_ceiling=1.0),
                        key="models_ctx_fig")

@@ -41,6 +41,7 @@ from core.training.gradients import (
     trajectory_note,
 )
 from ui import render, state, widgets, words
+from ui.kept_figures import made
 from ui.lessons import asking
 
 st.title("🏋️ Training: the gradient moves the rows it touched")
@@ -237,10 +238,10 @@ def show_batch() -> None:
     labels = [f"x{i}" for i in range(lab.width)]
     c1, c2 = st.columns(2)
     with c1:
-        render.figure_with_csv(matrix_heatmap(result.gradient, "Gradient Sᵀ G (last step)", lab.tokens, labels, digits=3),
+        render.figure_with_csv(made(matrix_heatmap, result.gradient, "Gradient Sᵀ G (last step)", lab.tokens, labels, digits=3),
                                result.gradient, "table_gradient", lab.tokens, labels, table=LAB_EXPORT)
     with c2:
-        render.figure_with_csv(matrix_heatmap(result.update, "Update applied (last step)", lab.tokens, labels, digits=3),
+        render.figure_with_csv(made(matrix_heatmap, result.update, "Update applied (last step)", lab.tokens, labels, digits=3),
                                result.update, "table_update", lab.tokens, labels, table=LAB_EXPORT)
     st.caption(f"Loss per step: {', '.join(f'{v:.3f}' for v in result.losses[:10])}"
                + (" …" if len(result.losses) > 10 else "") +

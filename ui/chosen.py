@@ -18,13 +18,20 @@ def chosen_rows(table: EmbeddingTable, label: str = "Chosen tokens (2–6, separ
     """The chosen-tokens box -> up to 6 rows; unknown words and words shown as other pieces said."""
     text = state.kept_widget(st.text_input, label, "geo_tokens", tables.default_chosen_tokens(table),
                              query="tokens", parse=state.parse_text)
-    rows, unknown = resolve_tokens(table.tokens, text.split(), table.row_of_token)
+    rows, unknown = resolved(table, text.split())
     if unknown:
         render.warning_box(f"Not in this vocabulary: {', '.join(unknown[:10])}. {vocabulary_hint(table, unknown)}")
     explain_pieces(table, text.split())
     if len(rows) > MAX_CHOSEN:
         st.info(f"Only the first {MAX_CHOSEN} chosen tokens are used.")
     return rows[:MAX_CHOSEN]
+
+
+def resolved(table: EmbeddingTable, words: list[str]) -> tuple[list[int], list[str]]:
+    """resolve_tokens of the words, once per server and table: a word that is no token exactly as
+    typed ('cat' for 'Ġcat') is looked for in every token, ~50 ms of a page run on SmolLM2."""
+    return cached.derived("resolved words", (table,), (tuple(words),),
+                          lambda: resolve_tokens(table.tokens, list(words), table.row_of_token))
 
 
 def close_tokens(tokens, word: str, count: int = 6) -> list[str]:
@@ -87,14 +94,16 @@ def default_row_pair(table: EmbeddingTable, text_rows) -> tuple[int, int]:
 def explain_pieces(table: EmbeddingTable, words: list[str]) -> None:
     """Say when a typed word is shown as another piece ('queen' -> 'Queen'), and which piece it
     is inside a sentence ('cat' -> 'Ġcat')."""
-    mapped = word_pieces(table.tokens, words, table.row_of_token)
+    mapped, spaced_found = cached.derived(
+        "word pieces", (table,), (tuple(words),),       # both look through every token: once per server
+        lambda: (word_pieces(table.tokens, words, table.row_of_token), spaced_pieces(words, table.row_of_token)))
     if mapped:
         said = "; ".join(f"{word} → {piece!r} (id {int(table.ids[row])})" for word, piece, row in mapped)
         note = piece_marks_note(piece for _, piece, _ in mapped)
         st.caption(render.md(f"Words shown as this table's pieces: {said}. The vocabulary has no token spelt "
                              "exactly as typed, so the closest piece (case or a space mark aside) is used."
                              + (f" {note}" if note else "")))
-    spaced = [(word, piece, row) for word, piece, row in spaced_pieces(words, table.row_of_token)
+    spaced = [(word, piece, row) for word, piece, row in spaced_found
               if all(piece != shown for _, shown, _ in mapped)]
     if spaced:
         said = "; ".join(f"{word} → {piece!r} (id {int(table.ids[row])})" for word, piece, row in spaced)

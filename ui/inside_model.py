@@ -14,6 +14,7 @@ from core.models.heads import HEAD_METRICS, head_summary, ranked_heads
 from core.models.lens import lens_unavailable
 from core.text import markdown_literal as md
 from ui import cached, render, state, tables
+from ui.kept_figures import made
 from ui.lessons import asking
 from ui.server import jobs
 
@@ -57,7 +58,7 @@ def show_head_summaries(run, first: int, last: int) -> None:
                                parse=state.parse_choice(HEAD_METRICS), options=list(HEAD_METRICS),
                                format_func=HEAD_METRICS.get, horizontal=True)
     scores = summary.metric(metric)
-    render.show_figure(head_grid(scores, f"{HEAD_METRICS[metric]} · layers {first}–{last}", metric,
+    render.show_figure(made(head_grid, scores, f"{HEAD_METRICS[metric]} · layers {first}–{last}", metric,
                                  first_layer=first), key="models_heads")
     top = ranked_heads(scores, 10)
     render.show_frame(pd.DataFrame({"layer": [first + layer for layer, _, _ in top], "head": [h for _, h, _ in top],
@@ -78,8 +79,9 @@ def show_logit_lens(model, run) -> None:
     lens = computed(lambda: cached.model_lens(tables.current_table_name(), ids))
     if lens is None:
         return
-    render.show_figure(lens_grid(lens, model.table.tokens, ids,
-                                 "Top-1 next token after each layer (colour: its probability)"), key="models_lens")
+    render.show_kept_figure(lambda: lens_grid(lens, model.table.tokens, ids,
+                                              "Top-1 next token after each layer (colour: its probability)"),
+                            "models_lens", (model.table,), (tuple(ids),))    # the lens of this model and text
     if len(ids) < 2:
         return
     positions = list(range(len(ids) - 1))
@@ -91,7 +93,7 @@ def show_logit_lens(model, run) -> None:
         scope=(tables.current_table_name(), tuple(ids)),        # labels of this model's tokens of this text
         format_func=lambda t: f"{t}: {model.table.tokens[ids[t]]} → {model.table.tokens[ids[t + 1]]}")
     following = model.table.tokens[ids[position + 1]]
-    render.show_figure(next_token_by_layer(lens.target_probs[:, position], lens.target_ranks[:, position],
+    render.show_figure(made(next_token_by_layer, lens.target_probs[:, position], lens.target_ranks[:, position],
                                            f"p and rank of {following!r} after position {position}, per layer"),
                        key="models_lens_token")
     st.caption("Each layer's residual stream goes through the model's own final norm and output layer. "
@@ -122,7 +124,7 @@ def show_ablation(model, run) -> None:
         f"Loss of the text (mean −ln p of each next token), {which} off",
         f"{base.loss:.3f} → {ablated.loss:.3f}", f"{ablated.loss - base.loss:+.3f}", delta_color="inverse"))
     labels = [f"{t}: {model.table.tokens[ids[t]]} → {model.table.tokens[ids[t + 1]]}" for t in range(len(ids) - 1)]
-    render.show_figure(ablation_bars(labels, base.next_probs, ablated.next_probs,
+    render.show_figure(made(ablation_bars, labels, base.next_probs, ablated.next_probs,
                                      f"p(real next token) at each position, {which} off"), key="models_ablation")
     show_importance(model, ids)
 

@@ -36,14 +36,23 @@ def export_name(figure_key: str | None, table: str | None = None) -> str:
 
 
 def show_figure(fig, key: str | None = None, export: str | None = None, table: str | None = None, **kwargs):
-    """The figure, its camera button's file named after `export` (the view; the key when None) and
-    `table` (see export_name)."""
-    from core.figures.base import for_projector, plain_text_figure
+    """The figure (a go.Figure, or a spec of ui.kept_figures), its camera button's file named after
+    `export` (the view; the key when None) and `table` (see export_name). Tokens and names in its
+    labels are text, never Plotly's HTML (core.figures.base.sendable_spec)."""
+    from core.figures.base import SentSpec
+    from ui.kept_figures import sendable
 
-    fig = plain_text_figure(fig)   # tokens and names in labels are text, never Plotly's HTML
-    if presenting():
-        fig = for_projector(fig)
-    return st.plotly_chart(fig, width="stretch", config=figure_config(export or key, table), key=key, **kwargs)
+    spec = fig if isinstance(fig, dict) else sendable(fig, presenting())
+    return st.plotly_chart(SentSpec(spec), width="stretch", config=figure_config(export or key, table), key=key, **kwargs)
+
+
+def show_kept_figure(build, key: str, tables: tuple, settings: tuple, export: str | None = None,
+                     table: str | None = None, **kwargs):
+    """show_figure of build(), a figure made from `tables` and `settings` alone (every value it
+    shows): made once per server for every session (ui.kept_figures.kept). build() must not draw."""
+    from ui.kept_figures import kept
+
+    return show_figure(kept(build, key, tables, settings), key, export, table, **kwargs)
 
 
 # OWASP's CSV injection rule: a cell a spreadsheet could read as a formula starts with one of these.

@@ -1,5 +1,6 @@
 """deploy/kubernetes/ validates against the Kubernetes schemas (kubernetes-validate, offline) and
 keeps what the app needs: probes on Streamlit's health path, ClientIP and cookie affinity."""
+import json
 from pathlib import Path
 
 import kubernetes_validate
@@ -41,3 +42,26 @@ def test_a_browser_stays_on_its_replica_and_websockets_stay_open():
     notes = documents()["Ingress"]["metadata"]["annotations"]
     assert notes["nginx.ingress.kubernetes.io/affinity"] == "cookie"
     assert int(notes["nginx.ingress.kubernetes.io/proxy-read-timeout"]) >= 3600
+
+
+UNITS = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "K": 10**3, "M": 10**6, "G": 10**9, "": 1}
+
+
+def mib(quantity: str) -> float:
+    """A Kubernetes memory quantity ('1500Mi', '2Gi', '1.6G') in MiB."""
+    number = quantity.rstrip("KMGi")
+    return float(number) * UNITS[quantity[len(number):]] / 2**20
+
+
+def test_mib_reads_kubernetes_quantities():
+    assert mib("1536Mi") == 1536 and mib("2Gi") == 2048 and round(mib("1G"), 1) == 953.7
+
+
+def test_the_memory_request_holds_the_measured_class():
+    """The request is at least the server's RSS with 30 sessions connected, as measured
+    (deploy/kubernetes/measured_rss.json, written from bench/load_protocol.py's run); the limit at
+    least its peak with 60."""
+    measured = json.loads((ROOT / "deploy" / "kubernetes" / "measured_rss.json").read_text())
+    resources = documents()["Deployment"]["spec"]["template"]["spec"]["containers"][0]["resources"]
+    assert mib(resources["requests"]["memory"]) >= measured["rss_connected_mb"]["30"]
+    assert mib(resources["limits"]["memory"]) >= measured["rss_peak_mb"]["60"]

@@ -46,3 +46,22 @@ def test_refreeze_only_when_the_old_generation_grew_or_the_period_passed():
     now[0] = 601.0
     assert freezer.maybe_refreeze() and freezer.refreezes == 3
     assert len(kept) == 20_000
+
+
+def test_growth_freezes_the_new_objects_on_top_and_frozen_cycles_wait_for_the_period():
+    now = [0.0]
+    freezer = HeapFreezer(threshold=5_000, period=600.0, clock=lambda: now[0])
+    node = Node()
+    alive = weakref.ref(node)
+    assert freezer.maybe_refreeze()              # the first: a full one
+    frozen = gc.get_freeze_count()
+    del node
+    kept = [[index] for index in range(20_000)]
+    gc.collect()
+    assert freezer.maybe_refreeze()              # grown: frozen on top, nothing unfrozen
+    assert gc.get_freeze_count() >= frozen + 20_000 and len(gc.get_objects(generation=2)) < 1000
+    assert alive() is not None                   # the frozen cycle waits ...
+    now[0] = 601.0
+    assert freezer.maybe_refreeze()
+    assert alive() is None                       # ... for the period's full refreeze
+    assert len(kept) == 20_000
