@@ -16,6 +16,7 @@ from core.directions.semantic import axes_cosine
 from core.text import shorten
 from ui import cached, chosen, render, state, tables
 from ui.kept_figures import made
+from ui.directions.csls import csls_section
 from ui.lessons import asking
 
 table = tables.active_table()
@@ -164,6 +165,7 @@ def show_analogy() -> None:
     st.caption("3CosAdd ranks rows by cos(x, â − b̂ + ĉ) (Mikolov et al. 2013); 3CosMul by "
                "cos′(x, a)·cos′(x, c) / (cos′(x, b) + 0.001) with cos′ = (cos + 1)/2 (Levy & Goldberg 2014). "
                "The usual benchmark code never lets a, b or c be the answer.")
+    csls_section(table, a, b, c, int(k), expected)
 
 
 def answers_frame(answers, inputs: set[int], expected: int | None) -> pd.DataFrame:

@@ -105,7 +105,7 @@ MAX_CONTEXT_SENTENCE_CHARS = 200    # one such sentence
 # ---- map quality: hubness, each point's faithfulness, clusters' stability (issue 38)
 HUBNESS_KS = (5, 10, 50)            # the k of k-occurrence N_k offered; the search keeps max(HUBNESS_KS) neighbours
 HUBNESS_EXACT_ROWS = 60_000         # tables up to this many rows get exact hubness (SmolLM2: 49,152)
-HUBNESS_SAMPLE_ROWS = 20_000        # a larger table (GloVe: 400,000) is measured on a seeded sample of this many
+HUBNESS_RECALL_ROWS = 1_000         # a larger table (GloVe) gets approximate neighbours: their recall is measured on this many rows
 HUBNESS_DIRECT_ROWS = 5_000         # up to this many rows hubness is computed at once, without the heavy-job button
 HUBS_LISTED = 20                    # top hubs listed
 CSLS_K = 10                         # CSLS's neighbourhood size (Conneau et al. 2018 use 10)

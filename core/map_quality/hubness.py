@@ -23,6 +23,7 @@ class NeighbourLists:
     indices: np.ndarray        # (V, K) int32: each row's K nearest other rows by cosine, nearest first
     similarities: np.ndarray   # (V, K) float32: their cosines
     rows: np.ndarray           # (V,) int64: the table rows these are (all, or a sample), ascending
+    recall: object = None      # None: exact; else core.map_quality.approximate.Recall of approximate lists
 
 
 @dataclass(frozen=True, eq=False)
@@ -92,10 +93,3 @@ def skewness(values: np.ndarray) -> float:
 def top_hubs(counts: np.ndarray, ids: np.ndarray, limit: int) -> np.ndarray:
     """(V,) N_k -> (limit,) positions of the largest, ties by id (core.order)."""
     return order.top_k(counts, limit, ids=ids, descending=True, tol=0.0)
-
-
-def sample_of(vocab_size: int, size: int, seed: int = 0) -> np.ndarray:
-    """(size,) sorted rows of a seeded random sample (all rows when size ≥ vocab_size)."""
-    if size >= vocab_size:
-        return np.arange(vocab_size)
-    return np.sort(np.random.default_rng(seed).choice(vocab_size, size=size, replace=False))

@@ -1,4 +1,4 @@
-"""Geometry's hubness section: N_k of every row (exact, or on a stated sample), the hubs, CSLS."""
+"""Geometry's hubness section: N_k of every row (exact, or approximate with a measured recall), the hubs, CSLS."""
 from __future__ import annotations
 
 import numpy as np
@@ -6,8 +6,8 @@ import pandas as pd
 import streamlit as st
 
 from core.figures.map_quality import k_occurrence_histogram
-from core.limits import CSLS_K, HUBNESS_DIRECT_ROWS, HUBNESS_EXACT_ROWS, HUBNESS_KS, HUBNESS_SAMPLE_ROWS, HUBS_LISTED, MIB
-from core.map_quality import csls, hubness
+from core.limits import CSLS_K, HUBNESS_DIRECT_ROWS, HUBNESS_EXACT_ROWS, HUBNESS_KS, HUBNESS_RECALL_ROWS, HUBS_LISTED
+from core.map_quality import approximate, csls, hubness
 from core.tokens.pieces import TOKEN_KINDS
 from ui import cached, render, state
 from ui.server import jobs
@@ -23,37 +23,53 @@ def hub_results():
     return SharedResults(limit=8)
 
 
-def searched_rows(table) -> tuple[np.ndarray, str]:
-    """The rows measured and a sentence saying which they are."""
-    if table.vocab_size <= HUBNESS_EXACT_ROWS:
-        return np.arange(table.vocab_size), f"every one of the {table.vocab_size:,} rows, exactly"
-    rows = hubness.sample_of(table.vocab_size, HUBNESS_SAMPLE_ROWS, seed=0)
-    return rows, (f"a seeded random sample of {len(rows):,} of the {table.vocab_size:,} rows (seed 0): each "
-                  "sampled row's neighbours are searched among the sample, so N_k is that of the sample's own table")
+def is_exact(table) -> bool:
+    return table.vocab_size <= HUBNESS_EXACT_ROWS
+
+
+def search_sentence(table, lists=None) -> str:
+    """Which neighbours N_k counts: exact, or approximate with the recall measured (once made)."""
+    if is_exact(table):
+        return f"every one of the {table.vocab_size:,} rows, exactly"
+    said = (f"every one of the {table.vocab_size:,} rows, with *approximate* neighbours (a partitioned search: "
+            f"each row compares itself with the rows of the {approximate.PartitionSettings().probes} cells of a "
+            "spherical k-means nearest to it, not with every row)")
+    recall = getattr(lists, "recall", None)
+    if recall is None:
+        return said + f"; their recall is measured against exact neighbours on {HUBNESS_RECALL_ROWS:,} random rows"
+    shares = ", ".join(f"{share:.1%} at k = {k}" for k, share in zip(recall.k, recall.recall))
+    return (said + f". Recall against exact neighbours, measured on a seeded random {recall.rows:,} rows (their exact "
+            f"neighbours searched in the whole table): {shares} — the share of each row's true k nearest found")
 
 
 def lists_of(table, button_key: str):
     """The table's neighbour lists (max k searched) or None while its button waits."""
-    rows, _ = searched_rows(table)
-    k_max = min(max(HUBNESS_KS), len(rows) - 1)
-    key = ("hubness", table.key, len(rows), k_max)
+    k_max = min(max(HUBNESS_KS), table.vocab_size - 1)
+    exact = is_exact(table)
+    key = ("hubness", table.key, table.vocab_size, k_max, "exact" if exact else "approximate")
     found = hub_results().get(key)
     if found is not None:
         return found
 
     def work(report):
-        return hubness.exact_neighbour_lists(table.weight, k_max, None if len(rows) == table.vocab_size else rows,
-                                             report=report)
-    if len(rows) <= HUBNESS_DIRECT_ROWS:
+        if exact:
+            return hubness.exact_neighbour_lists(table.weight, k_max, report=report)
+        lists = approximate.approximate_neighbour_lists(table.weight, k_max, report=report)
+        report(1.0, f"the recall, against exact neighbours of {HUBNESS_RECALL_ROWS:,} rows")
+        recall = approximate.measured_recall(table.weight, lists, HUBNESS_KS, rows=HUBNESS_RECALL_ROWS)
+        return hubness.NeighbourLists(lists.indices, lists.similarities, lists.rows, recall)
+    if table.vocab_size <= HUBNESS_DIRECT_ROWS:
         lists = work(lambda done, what: None)
         hub_results().put(key, lists)
         return lists
-    seconds = SECONDS_PER_GIGA_PRODUCT * len(rows) ** 2 * table.width / 1e9
-    memory = len(rows) * table.width * 4 + (1 << 23) * 4 * 3
+    rows = table.vocab_size
+    compared = rows if exact else rows * approximate.compared_share(rows)     # rows each row is compared with
+    seconds = SECONDS_PER_GIGA_PRODUCT * rows * compared * table.width / 1e9
+    memory = rows * table.width * 4 + (1 << 23) * 4 * 3
     try:
         return jobs.offer(("hubness",) + key, work, f"every row's {k_max} nearest neighbours",
-                          f"Find every row's {k_max} nearest neighbours", seconds, hub_results(), button_key,
-                          memory_bytes=memory)
+                          f"Find every row's {k_max} {'' if exact else 'approximate '}nearest neighbours", seconds,
+                          hub_results(), button_key, memory_bytes=memory)
     except ValueError as error:
         render.error_box(error)
         return None
@@ -75,9 +91,8 @@ def hubness_section(table, searched: list[int]) -> None:
     if table.vocab_size < 3:
         st.info("Hubness needs at least three rows.")
         return
-    _, said = searched_rows(table)
-    st.caption(render.md(f"Measured on {said}."))
     lists = lists_of(table, "geo_hub_button")
+    st.caption(f"Measured on {search_sentence(table, lists)}.")
     if lists is None:
         return
     offered = [k for k in HUBNESS_KS if k <= lists.indices.shape[1]] or [lists.indices.shape[1]]

@@ -1,0 +1,1 @@
+"""Axes & analogies page sections beyond the page script: CSLS ranking of analogies."""
