@@ -12,6 +12,7 @@ from helpers import ROOT
 from core.models.ablation import BLOCKS, first_layer_call
 from core.models.loading.pretrained import find_submodule, load_model
 from core.models.plumbing import first_layer_arguments
+from test_attribution import tiny_gpt2  # noqa: F401  (the tiny GPT-2 of the model tests)
 
 TEXT = "The Eiffel Tower is in Paris"
 
@@ -19,19 +20,6 @@ TEXT = "The Eiffel Tower is in Paris"
 @pytest.fixture(scope="module")
 def smollm2():
     return load_model("smollm2")
-
-
-@pytest.fixture(scope="module")
-def tiny_gpt2():
-    """2 layers, 2 heads, d = 16, seeded random weights, MiniLM's tokenizer; float32."""
-    from transformers import AutoTokenizer, GPT2Config, GPT2LMHeadModel
-
-    from core.models.loading.pretrained import _wrap, minilm_dir
-
-    tokenizer = AutoTokenizer.from_pretrained(minilm_dir(), local_files_only=True)
-    torch.manual_seed(0)
-    config = GPT2Config(vocab_size=len(tokenizer), n_embd=16, n_layer=2, n_head=2, n_positions=32)
-    return _wrap("tiny-gpt2", GPT2LMHeadModel._from_config(config, attn_implementation="eager"), tokenizer, "test")
 
 
 def embedded(model, ids: list[int]) -> torch.Tensor:
@@ -80,7 +68,7 @@ def test_a_whole_pass_gives_the_same_capture_and_the_models_own_output(name, req
     assert "use_cache" not in rest and "hidden_states" not in rest
 
 
-def test_a_layer_the_pass_never_reaches_is_said(tiny_gpt2):
+def test_a_layer_the_pass_never_reaches_is_said(tiny_gpt2):  # noqa: F811
     ids = torch.tensor([tiny_gpt2.encode(TEXT)])
     with pytest.raises(RuntimeError, match="never called"):
         first_layer_arguments(tiny_gpt2, torch.nn.Identity(), ids, use_cache=False)
