@@ -84,8 +84,10 @@ def lines(series: dict, title: str, x_title: str, y_title: str) -> go.Figure:
 
 def losses_with_heads_off(series: dict, length: int, title: str) -> go.Figure:
     """series: name -> losses (2n-1,): the loss at each position with a set of heads switched off."""
-    fig = go.Figure([go.Scatter(x=np.arange(1, len(losses) + 1), y=losses, mode="lines", name=name)
-                     for name, losses in series.items()])
+    colours = ("#333333", "#d62728", "#1f77b4", "#2ca02c")      # untouched dark, the top set red: told apart
+    fig = go.Figure([go.Scatter(x=np.arange(1, len(losses) + 1), y=losses, mode="lines", name=name,
+                                line={"color": colours[i % len(colours)]})
+                     for i, (name, losses) in enumerate(series.items())])
     fig.add_vline(x=length, line_dash="dash", annotation_text="second copy starts")
     fig.update_layout(title=title, xaxis_title="position of the predicted token", yaxis_title="loss (nats)",
                       height=380, legend={"orientation": "h", "y": -0.25})
@@ -95,7 +97,8 @@ def losses_with_heads_off(series: dict, length: int, title: str) -> go.Figure:
 def second_copy_bars(names: list[str], losses: list[float], untouched: float, title: str) -> go.Figure:
     """The second copy's mean loss per set of heads switched off, the untouched model's as a line."""
     fig = go.Figure(go.Bar(x=names, y=losses, text=[f"{v:.2f}" for v in losses], textposition="outside"))
-    fig.add_hline(y=untouched, line_dash="dot", annotation_text=f"no head off: {untouched:.2f}")
+    fig.add_hline(y=untouched, line_dash="dot", annotation_text=f"no head off: {untouched:.2f}",
+                  annotation_position="top left")
     fig.update_layout(title=title, yaxis_title="mean loss, second copy (nats)", height=360,
                       yaxis_range=[0, max(losses + [untouched]) * 1.2])
     return fig

@@ -18,10 +18,15 @@ def test_rotary_bands_show_on_smollm2_and_follow_the_layer_and_head_of_the_link(
     lines = figure(at, titles.index("L4 H2: score of its mean query and mean key by distance"))
     total = plotly_array(lines["data"][0]["y"])
     parts = np.array([plotly_array(trace["y"]) for trace in lines["data"][1:]])
-    assert len(total) == 256 and parts.shape[0] == 4
     heat = figure(at, titles.index("L4 H2: each band's part of the score of its mean query and mean key"))
     bands = np.array(plotly_array(heat["data"][0]["z"]))
-    assert bands.shape == (32, 256)
+    assert bands.shape == (32, 256) and len(total) == 256
+    # the lines: the fastest band and the three whose parts reach furthest from 0
+    drawn = sorted(int(trace["name"].split()[1]) for trace in lines["data"][1:])
+    reach = np.abs(bands).max(axis=1)
+    assert drawn == sorted({0, *np.argsort(-reach, kind="stable")[:3].tolist()})
+    for band, part in zip(drawn, parts):
+        np.testing.assert_allclose(part, bands[band], rtol=1e-6, atol=1e-9)
     np.testing.assert_allclose(bands.sum(axis=0), total, rtol=1e-6, atol=1e-6)   # the bands add up to the score
     centre = np.array(plotly_array(figure(at, titles.index(
         "Which bands each head uses: norm-weighted mean band of |q|·|k|"))["data"][0]["z"]))

@@ -12,7 +12,7 @@ from core.context import rotary
 from core.figures.context import grid_heatmap, lines
 from ui import cached, render, state, words
 
-SHOWN_BANDS = 4           # bands drawn as lines beside their total: the fastest, two between, the slowest
+SHOWN_BANDS = 4           # bands drawn as lines beside their total: the fastest, and the 3 that add most
 
 
 @st.cache_data(show_spinner="Reading every head's queries and keys…", max_entries=4)
@@ -49,7 +49,9 @@ def show_rotary_bands(model_name: str, head_width: int, theta: float) -> None:
                                     f"L{layer} H{head}: each band's part of the score of its mean query and mean key",
                                     "distance between query and key (positions)", "band (0 = fastest)", "score part",
                                     diverging=True), key="ctx_rot_scores")
-    shown = sorted({0, bands // 3, 2 * bands // 3, bands - 1})[:SHOWN_BANDS]
+    # the bands that add most to this head's score (largest |z_q|·|z_k|), and the fastest for contrast
+    largest = np.abs(scores).max(axis=1)                                   # (bands,) ≈ |z_q|·|z_k| / √d_head
+    shown = sorted({0, *(int(b) for b in order.top_k(largest, SHOWN_BANDS - 1, descending=True))})
     series = {"all bands (the score)": (distances, scores.sum(axis=0))}
     series.update({f"band {b} ({vectors.frequencies[b]:.3g} rad/position)": (distances, scores[b]) for b in shown})
     render.show_figure(lines(series, f"L{layer} H{head}: score of its mean query and mean key by distance",
