@@ -14,6 +14,8 @@ import urllib.parse
 import pytest
 from browser_helpers import SCREENSHOTS, require_chromium, wait_until_idle
 
+from ui.generate.common import one_line
+
 require_chromium()
 PROMPT = "The Eiffel Tower is in the city of"
 RULES = 4                          # the sampling section's bars: temperature, top-k, top-p, min-p
@@ -59,11 +61,14 @@ def greedy_text(model, prompt: str, steps: int) -> str:
     return model.tokenizer.decode(ids + list(decoding.generate(model, ids, steps, SamplingConfig(0.0)).tokens))
 
 
-def continuation(model, prompt: str, steps: int) -> str:
-    from core.generate import decoding
+def continuation(model, prompt: str, steps: int, coefficient: float) -> str:
+    """The greedy continuation steered by " Love" − " Hate" at layer 6 × coefficient (the page's defaults)."""
+    from core.generate import steering
     from core.generate.sampling import SamplingConfig
 
-    return model.tokenizer.decode(list(decoding.generate(model, model.encode(prompt), steps, SamplingConfig(0.0)).tokens))
+    direction = steering.steering_direction(model, model.encode(" Love"), model.encode(" Hate"), 6)
+    return model.tokenizer.decode(list(steering.steered_generation(
+        model, model.encode(prompt), steps, SamplingConfig(0.0), direction, coefficient, 6).tokens))
 
 
 def no_error(page, what: str) -> None:
@@ -119,7 +124,6 @@ def test_the_generate_page_as_a_person_uses_it(server, browser, smollm2):
         wait_until_idle(page, RULES + 1, timeout=SLOW)
         assert generated(page) == greedy_text(smollm2, PROMPT, 21).strip()
         no_error(page, "generate 20")
-        sampled_url = page.url
 
         # hover generated token 3: its step's top 5, the first one chosen (greedy)
         strip = page.locator(".js-plotly-plot", has_text="Generated tokens").first
@@ -139,6 +143,7 @@ def test_the_generate_page_as_a_person_uses_it(server, browser, smollm2):
         wait_until_idle(page, RULES + 1, timeout=SLOW)
         no_error(page, "clicked step 3")
         shot(page, "sampling")
+        sampled_url = page.url
 
         # branching: three temperatures side by side, the first difference marked
         page.locator('[data-testid="stRadio"] label').filter(has_text="Branching").click()
@@ -163,7 +168,8 @@ def test_the_generate_page_as_a_person_uses_it(server, browser, smollm2):
         assert "coefs=0, 8" in urllib.parse.unquote_plus(page.url)
         rows = page.evaluate(GRID_ROWS_JS)[0]
         assert [row[0] for row in rows[1:]] == ["0", "8"], rows
-        assert rows[1][1] == continuation(smollm2, "I think that you are", 30), rows     # coefficient 0: unsteered
+        plain, pushed = (one_line(continuation(smollm2, "I think that you are", 30, c)) for c in (0.0, 8.0))
+        assert [rows[1][1], rows[2][1]] == [plain.strip(), pushed.strip()], rows     # a cell shows its line breaks
         dose = page.evaluate(DOSE_X_JS)
         assert dose == [[0, 8], [0, 8]], dose
         no_error(page, "steering")

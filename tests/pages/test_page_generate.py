@@ -59,6 +59,7 @@ def test_steering_behind_a_button_then_side_by_side():
     from core.generate import decoding, steering
     from core.generate.sampling import SamplingConfig
     from ui import cached
+    from ui.generate.common import one_line
 
     at = open_page("generate", table="smollm2", section="steering", coefs="0, 6", steer_layer="6")
     assert_clean(at)
@@ -69,10 +70,10 @@ def test_steering_behind_a_button_then_side_by_side():
     prompt = model.encode("I think that you are")
     frame = at.dataframe[0].value
     plain = decoding.generate(model, prompt, 30, SamplingConfig(temperature=0.0))
-    assert frame["continuation"].iloc[0] == model.tokenizer.decode(list(plain.tokens))     # coefficient 0
+    assert frame["continuation"].iloc[0] == one_line(model.tokenizer.decode(list(plain.tokens)))     # coefficient 0
     direction = steering.steering_direction(model, model.encode(" Love"), model.encode(" Hate"), 6)
     pushed = steering.steered_generation(model, prompt, 30, SamplingConfig(temperature=0.0), direction, 6.0, 6)
-    assert frame["continuation"].iloc[1] == model.tokenizer.decode(list(pushed.tokens))
+    assert frame["continuation"].iloc[1] == one_line(model.tokenizer.decode(list(pushed.tokens)))
     assert at.get("plotly_chart")
 
 

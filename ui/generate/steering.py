@@ -83,11 +83,12 @@ def show_steering(model) -> None:
     generations, dose = result
     st.markdown(f"**Greedy continuations, {tokens} tokens each, direction at layer {layer}:**")
     render.show_frame(pd.DataFrame({"coefficient": [f"{c:g}" for c in coefficients],
-                                    "continuation": [common.decoded(model, g) for g in generations]}), hide_index=True)
+                                    "continuation": [common.one_line(common.decoded(model, g)) for g in generations]}),
+                      hide_index=True)
     shown = ", ".join(common.piece(model, t) for t in target_ids)
     render.show_figure(dose_response_figure(dose.coefficients, dose.target_log_prob, dose.neutral_loss, shown),
                        key="gen_dose", export="steering-dose-response")
-    st.caption(f"log p: the log of the targets' total next-token probability after each neutral text ({len(NEUTRAL)} "
+    st.caption(f"{common.LINE_BREAK} marks a line break. log p: the log of the targets' total next-token probability after each neutral text ({len(NEUTRAL)} "
                "texts), averaged; loss: their mean next-token cross-entropy — what the push costs off target.")
 
 
