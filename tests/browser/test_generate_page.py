@@ -35,9 +35,6 @@ POINT_JS = """([i, columns]) => { const gd = [...document.querySelectorAll('.js-
   return [box.left + full._size.l + full.xaxis.l2p(i % columns), box.top + full._size.t + full.yaxis.l2p(Math.floor(i / columns))]; }"""
 HOVER_LINES_JS = """() => [...document.querySelectorAll('.hoverlayer .hovertext text')].map(t =>
   [...t.querySelectorAll('tspan.line')].map(s => s.textContent))"""
-# Each grid's rows as text (Streamlit's data grid keeps an accessible table of its cells in the page).
-GRID_ROWS_JS = """() => [...document.querySelectorAll('[data-testid="stMain"] [data-testid="stDataFrame"]')].map(g =>
-  [...g.querySelectorAll('tr')].map(r => [...r.querySelectorAll('th, td')].map(c => c.textContent.trim())))"""
 DOSE_X_JS = """() => { const gd = [...document.querySelectorAll('.js-plotly-plot')]
     .find(g => ((g.querySelector('.gtitle') || {}).textContent || '').startsWith('Dose and response'));
   return gd._fullData.map(t => Array.from(t.x)); }"""
@@ -93,7 +90,8 @@ def shot(page, name: str) -> None:
 def test_the_generate_page_as_a_person_uses_it(server, browser, smollm2):
     from core.figures.generate import STRIP_COLUMNS
 
-    context = browser.new_context(viewport={"width": 1400, "height": 1400})
+    # tall: Streamlit scrolls its own main block, so a screenshot shows only what the viewport holds
+    context = browser.new_context(viewport={"width": 1400, "height": 3600})
     page = context.new_page()
     page.set_default_timeout(SLOW * 1000)
     try:
@@ -166,10 +164,9 @@ def test_the_generate_page_as_a_person_uses_it(server, browser, smollm2):
         page.locator(".js-plotly-plot", has_text="Dose and response").first.wait_for(timeout=SLOW * 1000)
         wait_until_idle(page, 1, timeout=SLOW)
         assert "coefs=0, 8" in urllib.parse.unquote_plus(page.url)
-        rows = page.evaluate(GRID_ROWS_JS)[0]
-        assert [row[0] for row in rows[1:]] == ["0", "8"], rows
-        plain, pushed = (one_line(continuation(smollm2, "I think that you are", 30, c)) for c in (0.0, 8.0))
-        assert [rows[1][1], rows[2][1]] == [plain.strip(), pushed.strip()], rows     # a cell shows its line breaks
+        shown = [text.strip() for text in page.locator('[data-testid="stMain"] [data-testid="stCode"]').all_inner_texts()]
+        expected = [one_line(continuation(smollm2, "I think that you are", 30, c)).strip() for c in (0.0, 8.0)]
+        assert shown == expected, (shown, expected)            # one block a coefficient, its line breaks shown
         dose = page.evaluate(DOSE_X_JS)
         assert dose == [[0, 8], [0, 8]], dose
         no_error(page, "steering")
@@ -230,6 +227,8 @@ def test_the_page_fits_a_phone(server, browser, section):
         assert width <= room, (width, room)
         drawn = page.evaluate(FIGURES_DRAWN_JS)
         assert len(drawn) >= plots and all(w > 200 and h > 100 and traces for w, h, traces in drawn), drawn
+        page.set_viewport_size({"width": PHONE["width"], "height": 6000})    # the whole page in one shot
+        wait_until_idle(page, plots, timeout=SLOW)
         shot(page, f"phone-{section}")
     finally:
         context.close()
