@@ -108,6 +108,7 @@ async def scenario(url: str, pid: int | None, sessions: int, steps: tuple[Step, 
     delays = sorted(rng.uniform(0, arrive) for _ in range(sessions)) if sessions > 1 else [0.0]
     rss_before = server_stats.rss_mb(pid) if pid else 0.0
     cpu_before = server_stats.cpu_seconds(pid) if pid else 0.0
+    children_before = server_stats.children_cpu_seconds(pid) if pid else 0.0
     start = time.perf_counter()
     done, stop = asyncio.Event(), asyncio.Event()
     peak = [rss_before]
@@ -119,13 +120,18 @@ async def scenario(url: str, pid: int | None, sessions: int, steps: tuple[Step, 
         await event.wait()
     wall = time.perf_counter() - start
     cpu = server_stats.cpu_seconds(pid) - cpu_before if pid else 0.0      # no pid: a server elsewhere
+    children = server_stats.children_cpu_seconds(pid) - children_before if pid else 0.0
     rss_connected = server_stats.rss_mb(pid) if pid else 0.0
     family_rss = server_stats.family_rss_mb(pid) if pid else 0.0
     done.set()
     results = [result for task in await asyncio.gather(*tasks) for result in task]
     stop.set()
     await sampler
-    return summarise(sessions, steps, results, wall, cpu, rss_before, peak[0], rss_connected, family_rss)
+    result = summarise(sessions, steps, results, wall, cpu, rss_before, peak[0], rss_connected, family_rss)
+    result["map_process_cpu_s"] = children        # the shared maps' CPU (the map process), in server_cpu_s too
+    runs = result["page_runs"]
+    result["cpu_ms_per_run_without_maps"] = 1000 * (cpu - children) / runs if runs else None
+    return result
 
 
 def summarise(sessions, steps, results, wall, cpu, rss_before, rss_peak, rss_connected, family_rss) -> dict:
@@ -180,14 +186,18 @@ def seconds(value) -> str:
 
 def report(runs: list[dict], note: str) -> str:
     lines = [f"Protocol load run ({note})", ""]
-    lines.append("| sessions | wall s | server CPU s | CPU share (1 core = 100 %) | page runs | CPU ms / run | "
-                 "RSS before → peak MB | RSS / session MB | light p50 / p95 s | errors |")
+    lines.append("| sessions | wall s | server CPU s (map process) | CPU share (1 core = 100 %) | page runs | "
+                 "CPU ms / run (without the map process) | RSS before → peak → all connected MB | RSS / session MB | "
+                 "light p50 / p95 s | errors |")
     lines.append("|---|---|---|---|---|---|---|---|---|---|")
     for run in runs:
-        lines.append(f"| {run['sessions']} | {run['wall_s']:.0f} | {run['server_cpu_s']:.1f} | "
+        apart = run.get("cpu_ms_per_run_without_maps")
+        lines.append(f"| {run['sessions']} | {run['wall_s']:.0f} | {run['server_cpu_s']:.1f} "
+                     f"({run.get('map_process_cpu_s', 0.0):.1f}) | "
                      f"{100 * run['cpu_share_of_one_core']:.0f} % | {run['page_runs']} | "
-                     f"{_ms(run)} | "
-                     f"{run['rss_before_mb']:.0f} → {run['rss_peak_mb']:.0f} | {run['rss_per_session_mb']:.1f} | "
+                     f"{_ms(run)} ({'–' if apart is None else f'{apart:.0f}'}) | "
+                     f"{run['rss_before_mb']:.0f} → {run['rss_peak_mb']:.0f} → {run['rss_connected_mb']:.0f} | "
+                     f"{run['rss_per_session_mb']:.1f} | "
                      f"{seconds(run['light_p50'])} / {seconds(run['light_p95'])} | {len(run['errors'])} |")
     lines += ["", "Per step, seconds (p50 / p95 / max; heavy steps: time in the queue p50 / max apart):", ""]
     header = "| step | kind | " + " | ".join(f"{run['sessions']} sessions" for run in runs) + " |"

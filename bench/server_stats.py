@@ -61,3 +61,15 @@ def family_rss_mb(pid: int) -> float:
         except OSError:
             continue
     return total
+
+
+def children_cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds of pid's live descendants alone (the map process): the shared
+    heavy work, apart from the page runs of the server process."""
+    return cpu_seconds(pid) - own_cpu_seconds(pid)
+
+
+def own_cpu_seconds(pid: int) -> float:
+    """pid's own user + system CPU seconds (its threads: page runs, websockets, warm-up, jobs)."""
+    fields = _stat_fields(pid)
+    return sum(int(value) for value in fields[11:13]) / TICKS

@@ -65,8 +65,14 @@ def start_from_sidebar(tab, server: str, name: str) -> None:
     if tab.locator('[data-testid="stExpandSidebarButton"]').is_visible():
         tab.locator('[data-testid="stExpandSidebarButton"]').click()
     sidebar.get_by_text("Guided tours").click()
-    tab.locator(f".st-key-tour_start_{name} button").click()
-    tab.wait_for_function("(n) => location.href.includes('tour=' + n)", arg=name, timeout=60_000)
+    for attempt in range(3):        # a click landing while the expander still opens is clicked again
+        tab.locator(f".st-key-tour_start_{name} button").click()
+        try:
+            tab.wait_for_function("(n) => location.href.includes('tour=' + n)", arg=name, timeout=90_000)
+            break
+        except Exception:
+            if attempt == 2:
+                raise
     wait_until_idle(tab, 0, timeout=300)
     if tab.locator('[data-testid="stSidebarCollapseButton"]').is_visible() and tab.viewport_size["width"] < 600:
         tab.locator('[data-testid="stSidebarCollapseButton"] button').first.click()   # a phone closes it again
@@ -122,7 +128,9 @@ def check_step(tab, name: str, index: int, size_name: str, way: str, shot: bool 
     main = main_text(tab)
     for question in step.questions:
         if question.holds_back and held_here(step, question):
-            assert held_said(main, question.prompt), (said, question.key, "not held back")
+            # a topic several questions hold back names the first of them still pending
+            sharing = [q for q in step.questions if set(q.holds_back) & set(question.holds_back)]
+            assert any(held_said(main, q.prompt) for q in sharing), (said, question.key, "not held back")
     if size_name == "phone":
         check_phone(tab, said)
     if shot:

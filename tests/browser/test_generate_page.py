@@ -14,6 +14,8 @@ import urllib.parse
 import pytest
 from browser_helpers import SCREENSHOTS, require_chromium, wait_until_idle
 
+from ui.generate.common import one_line
+
 require_chromium()
 PROMPT = "The Eiffel Tower is in the city of"
 RULES = 4                          # the sampling section's bars: temperature, top-k, top-p, min-p
@@ -33,9 +35,6 @@ POINT_JS = """([i, columns]) => { const gd = [...document.querySelectorAll('.js-
   return [box.left + full._size.l + full.xaxis.l2p(i % columns), box.top + full._size.t + full.yaxis.l2p(Math.floor(i / columns))]; }"""
 HOVER_LINES_JS = """() => [...document.querySelectorAll('.hoverlayer .hovertext text')].map(t =>
   [...t.querySelectorAll('tspan.line')].map(s => s.textContent))"""
-# Each grid's rows as text (Streamlit's data grid keeps an accessible table of its cells in the page).
-GRID_ROWS_JS = """() => [...document.querySelectorAll('[data-testid="stMain"] [data-testid="stDataFrame"]')].map(g =>
-  [...g.querySelectorAll('tr')].map(r => [...r.querySelectorAll('th, td')].map(c => c.textContent.trim())))"""
 DOSE_X_JS = """() => { const gd = [...document.querySelectorAll('.js-plotly-plot')]
     .find(g => ((g.querySelector('.gtitle') || {}).textContent || '').startsWith('Dose and response'));
   return gd._fullData.map(t => Array.from(t.x)); }"""
@@ -59,11 +58,14 @@ def greedy_text(model, prompt: str, steps: int) -> str:
     return model.tokenizer.decode(ids + list(decoding.generate(model, ids, steps, SamplingConfig(0.0)).tokens))
 
 
-def continuation(model, prompt: str, steps: int) -> str:
-    from core.generate import decoding
+def continuation(model, prompt: str, steps: int, coefficient: float) -> str:
+    """The greedy continuation steered by " Love" − " Hate" at layer 6 × coefficient (the page's defaults)."""
+    from core.generate import steering
     from core.generate.sampling import SamplingConfig
 
-    return model.tokenizer.decode(list(decoding.generate(model, model.encode(prompt), steps, SamplingConfig(0.0)).tokens))
+    direction = steering.steering_direction(model, model.encode(" Love"), model.encode(" Hate"), 6)
+    return model.tokenizer.decode(list(steering.steered_generation(
+        model, model.encode(prompt), steps, SamplingConfig(0.0), direction, coefficient, 6).tokens))
 
 
 def no_error(page, what: str) -> None:
@@ -88,7 +90,8 @@ def shot(page, name: str) -> None:
 def test_the_generate_page_as_a_person_uses_it(server, browser, smollm2):
     from core.figures.generate import STRIP_COLUMNS
 
-    context = browser.new_context(viewport={"width": 1400, "height": 1400})
+    # tall: Streamlit scrolls its own main block, so a screenshot shows only what the viewport holds
+    context = browser.new_context(viewport={"width": 1400, "height": 3600})
     page = context.new_page()
     page.set_default_timeout(SLOW * 1000)
     try:
@@ -119,7 +122,6 @@ def test_the_generate_page_as_a_person_uses_it(server, browser, smollm2):
         wait_until_idle(page, RULES + 1, timeout=SLOW)
         assert generated(page) == greedy_text(smollm2, PROMPT, 21).strip()
         no_error(page, "generate 20")
-        sampled_url = page.url
 
         # hover generated token 3: its step's top 5, the first one chosen (greedy)
         strip = page.locator(".js-plotly-plot", has_text="Generated tokens").first
@@ -139,6 +141,7 @@ def test_the_generate_page_as_a_person_uses_it(server, browser, smollm2):
         wait_until_idle(page, RULES + 1, timeout=SLOW)
         no_error(page, "clicked step 3")
         shot(page, "sampling")
+        sampled_url = page.url
 
         # branching: three temperatures side by side, the first difference marked
         page.locator('[data-testid="stRadio"] label').filter(has_text="Branching").click()
@@ -161,9 +164,9 @@ def test_the_generate_page_as_a_person_uses_it(server, browser, smollm2):
         page.locator(".js-plotly-plot", has_text="Dose and response").first.wait_for(timeout=SLOW * 1000)
         wait_until_idle(page, 1, timeout=SLOW)
         assert "coefs=0, 8" in urllib.parse.unquote_plus(page.url)
-        rows = page.evaluate(GRID_ROWS_JS)[0]
-        assert [row[0] for row in rows[1:]] == ["0", "8"], rows
-        assert rows[1][1] == continuation(smollm2, "I think that you are", 30), rows     # coefficient 0: unsteered
+        shown = [text.strip() for text in page.locator('[data-testid="stMain"] [data-testid="stCode"]').all_inner_texts()]
+        expected = [one_line(continuation(smollm2, "I think that you are", 30, c)).strip() for c in (0.0, 8.0)]
+        assert shown == expected, (shown, expected)            # one block a coefficient, its line breaks shown
         dose = page.evaluate(DOSE_X_JS)
         assert dose == [[0, 8], [0, 8]], dose
         no_error(page, "steering")
@@ -224,6 +227,8 @@ def test_the_page_fits_a_phone(server, browser, section):
         assert width <= room, (width, room)
         drawn = page.evaluate(FIGURES_DRAWN_JS)
         assert len(drawn) >= plots and all(w > 200 and h > 100 and traces for w, h, traces in drawn), drawn
+        page.set_viewport_size({"width": PHONE["width"], "height": 6000})    # the whole page in one shot
+        wait_until_idle(page, plots, timeout=SLOW)
         shot(page, f"phone-{section}")
     finally:
         context.close()

@@ -59,6 +59,7 @@ def test_steering_behind_a_button_then_side_by_side():
     from core.generate import decoding, steering
     from core.generate.sampling import SamplingConfig
     from ui import cached
+    from ui.generate.common import one_line
 
     at = open_page("generate", table="smollm2", section="steering", coefs="0, 6", steer_layer="6")
     assert_clean(at)
@@ -67,12 +68,13 @@ def test_steering_behind_a_button_then_side_by_side():
         assert_clean(at)
     model = cached.loaded_model("smollm2")
     prompt = model.encode("I think that you are")
-    frame = at.dataframe[0].value
+    shown = [code.value for code in at.main.code]              # one block per coefficient
+    assert len(shown) == 2
     plain = decoding.generate(model, prompt, 30, SamplingConfig(temperature=0.0))
-    assert frame["continuation"].iloc[0] == model.tokenizer.decode(list(plain.tokens))     # coefficient 0
+    assert shown[0] == one_line(model.tokenizer.decode(list(plain.tokens)))     # coefficient 0
     direction = steering.steering_direction(model, model.encode(" Love"), model.encode(" Hate"), 6)
     pushed = steering.steered_generation(model, prompt, 30, SamplingConfig(temperature=0.0), direction, 6.0, 6)
-    assert frame["continuation"].iloc[1] == model.tokenizer.decode(list(pushed.tokens))
+    assert shown[1] == one_line(model.tokenizer.decode(list(pushed.tokens)))
     assert at.get("plotly_chart")
 
 
@@ -88,7 +90,7 @@ def test_branching_marks_the_first_difference_and_forces_a_branch():
     runs = [decoding.generate(model, ids, 12, SamplingConfig(temperature=t, seed=2)) for t in (0.0, 0.7, 1.5)]
     first = min(d for d in (decoding.first_difference(runs[0].tokens, r.tokens) for r in runs[1:]) if d is not None)
     table = at.dataframe[0].value
-    assert "◀" in table.iloc[0, first] and not any("◀" in c for c in table.iloc[0, :first])
+    assert "◀" in table.iloc[first, 0] and not any("◀" in c for c in table.iloc[:first, 0])   # a row a step
     second = int(sampling.descending(runs[0].probs(1))[1])
     branch = decoding.generate(model, ids, 12, SamplingConfig(temperature=0.0), forced={1: second})
     assert at.code[1].value == model.tokenizer.decode(ids + list(branch.tokens))

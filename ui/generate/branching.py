@@ -34,7 +34,8 @@ def show_branching(model) -> None:
                 default=None)
     rows = {f"T = {t:g}": [common.piece(model, tok) + (" ◀" if step == first else "") for step, tok in enumerate(r.tokens)]
             for t, r in zip(TEMPERATURES, runs)}
-    render.show_frame(pd.DataFrame(rows).T.rename(columns=str), width="stretch")
+    # one row a step, one column a temperature: three columns fit a phone, twelve did not
+    render.show_frame(pd.DataFrame(rows, index=[f"step {s}" for s in range(len(runs[0].tokens))]), width="stretch")
     st.caption("◀ the first step where the three differ." if first is not None else "The three agree on every step.")
     _alternatives_and_branch(model, ids, runs[0], name)
 
@@ -43,8 +44,9 @@ def _alternatives_and_branch(model, ids, greedy, name) -> None:
     st.markdown("**Top-5 alternatives at every step of the greedy (T = 0) generation**, and a forced branch: "
                 "pick a step and an alternative, and the greedy generation continues from there.")
     top = [sampling.descending(greedy.probs(step))[:5] for step in range(len(greedy.tokens))]
-    frame = pd.DataFrame({str(step): [f"{common.piece(model, t)} {greedy.probs(step)[t]:.2f}" for t in top[step]]
-                          for step in range(len(top))}, index=[f"#{r + 1}" for r in range(5)])
+    frame = pd.DataFrame([[f"{common.piece(model, t)} {greedy.probs(step)[t]:.2f}" for t in top[step]]
+                          for step in range(len(top))], index=[f"step {s}" for s in range(len(top))],
+                         columns=[f"#{r + 1}" for r in range(5)])
     render.show_frame(frame, width="stretch")
     c1, c2 = st.columns(2)
     with c1:

@@ -90,3 +90,12 @@ def piece(model, token: int) -> str:
 
 def decoded(model, ids) -> str:
     return model.tokenizer.decode(list(ids))
+
+
+LINE_BREAK = "↵"
+
+
+def one_line(text: str) -> str:
+    """A text for a table cell, its line breaks shown (a steered model that only writes newlines
+    would otherwise show an empty cell)."""
+    return text.replace("\r\n", LINE_BREAK).replace("\n", LINE_BREAK)

@@ -3,7 +3,6 @@ added × a coefficient at every position; generations side by side and the dose-
 made behind a button in the server-wide heavy-job line and shared with everyone."""
 from __future__ import annotations
 
-import pandas as pd
 import streamlit as st
 
 from core.figures.generate import dose_response_figure
@@ -81,9 +80,12 @@ def show_steering(model) -> None:
     if result is None:
         return
     generations, dose = result
-    st.markdown(f"**Greedy continuations, {tokens} tokens each, direction at layer {layer}:**")
-    render.show_frame(pd.DataFrame({"coefficient": [f"{c:g}" for c in coefficients],
-                                    "continuation": [common.decoded(model, g) for g in generations]}), hide_index=True)
+    st.markdown(f"**Greedy continuations, {tokens} tokens each, direction at layer {layer}** "
+                f"({common.LINE_BREAK} marks a line break):")
+    for coefficient, generation in zip(coefficients, generations):
+        # a code block wraps a whole continuation (a grid cell cut it at its width) and shows it as text
+        st.markdown(f"coefficient **{coefficient:g}**")
+        st.code(common.one_line(common.decoded(model, generation)), language=None, wrap_lines=True)
     shown = ", ".join(common.piece(model, t) for t in target_ids)
     render.show_figure(dose_response_figure(dose.coefficients, dose.target_log_prob, dose.neutral_loss, shown),
                        key="gen_dose", export="steering-dose-response")
