@@ -31,6 +31,7 @@ class Views(Protocol):
     def attribution(self, name: str, text: str) -> object: ...                    # Attribution of the top guess
     def layer_skips(self, name: str, text: str) -> object: ...                    # core.models.layers.LayerSkips
     def contextuality(self, name: str, word_set: str) -> object: ...              # core.context.contextuality, a built-in set
+    def hub_lists(self, name: str) -> object: ...                                 # core.map_quality.hubness.NeighbourLists, every row
 
 
 Answer = Callable[[Views], Reveal]
