@@ -7,7 +7,7 @@ from core.lessons import step_figures as fig
 from core.lessons import view_questions as vq
 from core.lessons.questions import Question
 from core.lessons.tour_steps import Tour, TourStep, _table, _view
-from core.lessons import tour_context, tour_generate
+from core.lessons import tour_context, tour_generate, tour_map_quality
 
 
 SEED_TOURS = {
@@ -256,5 +256,6 @@ VIEW_TOURS = {
     )),
     "context": tour_context.TOUR,
     "generate": tour_generate.TOUR,          # each new tour in its own module (core/lessons/tour_*.py)
+    "hubs": tour_map_quality.TOUR,
 }
 TOURS = {**SEED_TOURS, **VIEW_TOURS}       # the sidebar lists them in this order

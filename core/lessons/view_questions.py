@@ -32,6 +32,7 @@ class Views(Protocol):
     def layer_skips(self, name: str, text: str) -> object: ...                    # core.models.layers.LayerSkips
     def contextuality(self, name: str, word_set: str) -> object: ...              # core.context.contextuality, a built-in set
     def induction_ablation(self, name: str, k: int) -> object: ...                # core.models.induction_ablation, k heads
+    def hub_lists(self, name: str) -> object: ...                                 # core.map_quality.hubness.NeighbourLists, every row
 
 
 Answer = Callable[[Views], Reveal]

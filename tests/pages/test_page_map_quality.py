@@ -132,3 +132,28 @@ def test_hdbscan_on_pca_says_it_has_no_seed():
     at = open_page("maps", table="glove-50d", tokens="the", query="the", n="1500", seed="11", method="PCA", faithin="mapped")
     assert_clean(at)
     assert "no seed" in " ".join(texts(at.caption))
+
+
+def test_colour_by_faithfulness_is_the_cluster_map_itself():
+    """"Colour by: faithfulness" recolours the one map (no second figure): its marker colours are each
+    point's kept share, brute force."""
+    from core.models.loading.pretrained import load_table
+
+    at = open_page("maps", table="glove-50d", tokens="the", query="the", n="1500", seed="11", method="PCA",
+                   faithin="mapped", colour="faithfulness")
+    assert_clean(at)
+    table = load_table("glove-50d")
+    points, coords = pca_points(table, at)
+    kept = brute_kept(np.asarray(table.weight, dtype=np.float64), points, coords, points, 10)
+    maps = [figure(at, i) for i in range(len(at.get("plotly_chart")))
+            if "colour: kept share" in figure(at, i)["layout"]["title"]["text"]]
+    assert len(maps) == 1
+    from helpers import plotly_array
+
+    colours = np.asarray(plotly_array(maps[0]["data"][0]["marker"]["color"]), dtype=float)
+    assert np.allclose(np.sort(colours), np.sort(kept), atol=1e-9)
+    assert "maps_faith_map" not in [c.proto.id for c in at.get("plotly_chart")]     # no second coloured map
+    at.radio(key="maps_colour").set_value("cluster").run()
+    assert_clean(at)
+    assert not any("colour: kept share" in figure(at, i)["layout"]["title"]["text"]
+                   for i in range(len(at.get("plotly_chart"))))

@@ -76,6 +76,11 @@ class AppViews:
         from ui.context.induction import shared_results
 
         return made_for_question(cached.model_name_of(name) or name, k, shared_results())
+    def hub_lists(self, name: str):
+        """Every row's nearest neighbours, as Geometry's hubness section shows them (the same shared result)."""
+        from ui.map_quality.hubness import lists_now
+
+        return lists_now(self.table(name))
 
     def attribution(self, name: str, text: str):
         return why.attribution(name, self._ids(name, text), None, None)

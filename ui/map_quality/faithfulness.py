@@ -5,7 +5,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from core.figures.map_quality import coloured_by_score, score_histogram, true_neighbours_map
+from core.figures.map_quality import score_histogram, true_neighbours_map
 from core.limits import FAITHFUL_DIRECT_CELLS, FAITHFUL_K, WORST_KEPT_LISTED
 from core.map_quality import faithfulness
 from ui import cached, render, state
@@ -47,9 +47,25 @@ def scores_of(table, points: np.ndarray, coords: np.ndarray, named, k: int, whol
         return None
 
 
+SHOW = {"none": "nothing more (the map above is coloured by faithfulness at “Colour by”)",
+        "token": "one token's true neighbours"}
+
+
+def scores_for(table, points: np.ndarray, coords: np.ndarray, named):
+    """The map's Faithfulness as the section below it sets it up (its search choice read ahead of its
+    radio), or None (too few points, its button waiting, a message)."""
+    k = min(FAITHFUL_K, len(points) - 1)
+    if k < 1:
+        return None
+    whole = len(points) >= table.vocab_size or state.keep("maps_faith_in", "whole", query="faithin",
+                                                            parse=state.parse_choice(list(SEARCH_IN))) == "whole"
+    return scores_of(table, points, coords, named, k, whole)
+
+
 def faithfulness_section(table, points: np.ndarray, coords: np.ndarray, named, trust: float | None,
-                         searched: list[int]) -> None:
-    """Below the map: how well it keeps each point's own neighbours."""
+                         searched: list[int], asked: bool = False, given=None) -> None:
+    """Below the map: how well it keeps each point's own neighbours. asked: the map above is coloured by
+    them, and `given` is what scores_for said there (None: its button is above)."""
     st.subheader("Which points does the map misplace?")
     k = min(FAITHFUL_K, len(points) - 1)
     if k < 1:
@@ -61,7 +77,7 @@ def faithfulness_section(table, points: np.ndarray, coords: np.ndarray, named, t
         whole = state.kept_widget(st.radio, "True neighbours searched in", "maps_faith_in", "whole", query="faithin",
                                   parse=state.parse_choice(options), options=options, horizontal=True,
                                   format_func=SEARCH_IN.get) == "whole"
-    made = scores_of(table, points, coords, named, k, whole)
+    made = given if asked else scores_of(table, points, coords, named, k, whole)
     if made is None:
         return
     where = ("the whole table (the map holds a sample: a true neighbour left out of it cannot be kept, so a point "
@@ -80,14 +96,10 @@ def faithfulness_section(table, points: np.ndarray, coords: np.ndarray, named, t
         render.show_frame(pd.DataFrame({"worst kept": [labels[i] for i in worst],
                                         "id": [int(table.ids[points[i]]) for i in worst],
                                         "kept": [f"{made.kept[i]:.0%}" for i in worst]}), hide_index=True)
-    show = state.kept_widget(st.radio, "Show on the map", "maps_faith_show", "scores", query="faithshow",
-                             parse=state.parse_choice(["scores", "token"]), options=["scores", "token"],
-                             horizontal=True, format_func={"scores": "every point coloured by its score",
-                                                           "token": "one token's true neighbours"}.get)
-    if show == "scores":
-        render.show_figure(coloured_by_score(coords, made.kept, labels, f"{named.method}: kept share of {k} true neighbours"),
-                           key="maps_faith_map")
-    else:
+    show = state.kept_widget(st.radio, "Show also", "maps_faith_show", "none", query="faithshow",
+                             parse=state.parse_choice(list(SHOW)), options=list(SHOW), horizontal=True,
+                             format_func=SHOW.get)
+    if show == "token":
         show_token(table, points, coords, made, labels, searched, worst)
     frame = pd.DataFrame({"token": labels, "id": table.ids[points].astype(np.int64), "kept": made.kept,
                           "true neighbours on the map": made.on_map})

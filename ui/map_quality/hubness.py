@@ -10,6 +10,7 @@ from core.limits import CSLS_K, HUBNESS_DIRECT_ROWS, HUBNESS_EXACT_ROWS, HUBNESS
 from core.map_quality import approximate, csls, hubness
 from core.tokens.pieces import TOKEN_KINDS
 from ui import cached, render, state
+from ui.lessons import asking
 from ui.server import jobs
 
 SECONDS_PER_GIGA_PRODUCT = 0.03      # rough: 2 busy cores, products and top-k of one block
@@ -42,14 +43,11 @@ def search_sentence(table, lists=None) -> str:
             f"neighbours searched in the whole table): {shares} — the share of each row's true k nearest found")
 
 
-def lists_of(table, button_key: str):
-    """The table's neighbour lists (max k searched) or None while its button waits."""
+def _search(table):
+    """(key, work(report), exact?) of the table's neighbour lists (max k searched)."""
     k_max = min(max(HUBNESS_KS), table.vocab_size - 1)
     exact = is_exact(table)
     key = ("hubness", table.key, table.vocab_size, k_max, "exact" if exact else "approximate")
-    found = hub_results().get(key)
-    if found is not None:
-        return found
 
     def work(report):
         if exact:
@@ -58,6 +56,26 @@ def lists_of(table, button_key: str):
         report(1.0, f"the recall, against exact neighbours of {HUBNESS_RECALL_ROWS:,} rows")
         recall = approximate.measured_recall(table.weight, lists, HUBNESS_KS, rows=HUBNESS_RECALL_ROWS)
         return hubness.NeighbourLists(lists.indices, lists.similarities, lists.rows, recall)
+    return key, work, exact
+
+
+def lists_now(table):
+    """The table's neighbour lists, made now in the server's line of heavy jobs if nobody has (a tour's
+    answer: the learner's answer asked for it)."""
+    key, work, _ = _search(table)
+    found = hub_results().get(key) or hub_results().get(("hubness",) + key)
+    if found is None:
+        found = jobs.run_heavy(("hubness",) + key, jobs.kept(("hubness",) + key, work, hub_results()),
+                               "every row's nearest neighbours")
+    return found
+
+
+def lists_of(table, button_key: str):
+    """The table's neighbour lists (max k searched) or None while its button waits."""
+    key, work, exact = _search(table)
+    found = hub_results().get(key)
+    if found is not None:
+        return found
     if table.vocab_size <= HUBNESS_DIRECT_ROWS:
         lists = work(lambda done, what: None)
         hub_results().put(key, lists)
@@ -67,8 +85,8 @@ def lists_of(table, button_key: str):
     seconds = SECONDS_PER_GIGA_PRODUCT * rows * compared * table.width / 1e9
     memory = rows * table.width * 4 + (1 << 23) * 4 * 3
     try:
-        return jobs.offer(("hubness",) + key, work, f"every row's {k_max} nearest neighbours",
-                          f"Find every row's {k_max} {'' if exact else 'approximate '}nearest neighbours", seconds,
+        return jobs.offer(("hubness",) + key, work, f"every row's {key[3]} nearest neighbours",
+                          f"Find every row's {key[3]} {'' if exact else 'approximate '}nearest neighbours", seconds,
                           hub_results(), button_key, memory_bytes=memory)
     except ValueError as error:
         render.error_box(error)
@@ -100,10 +118,16 @@ def hubness_section(table, searched: list[int]) -> None:
                           query="hubk", parse=state.parse_choice(offered), options=offered, horizontal=True)
     found = hubness.hubness(lists, int(k))
     c1, c2, c3 = st.columns(3)
-    c1.metric(f"Skewness of N_{k}", "undefined" if np.isnan(found.skewness) else f"{found.skewness:+.2f}",
-              help="Undefined when every row has the same N_k: a table this small lists every other row.")
-    c2.metric(f"Slots held by the top 1 % ({found.top_rows:,} rows)", f"{found.top_share:.1%}")
-    c3.metric(f"Largest N_{k}", f"{int(found.counts.max()):,}")
+    # the tour's questions (core.lessons.tour_map_quality) ask for these: held back until answered
+    with c1:
+        asking.say("hub_skewness", lambda: st.metric(
+            f"Skewness of N_{k}", "undefined" if np.isnan(found.skewness) else f"{found.skewness:+.2f}",
+            help="Undefined when every row has the same N_k: a table this small lists every other row."))
+    with c2:
+        asking.say("hub_skewness", lambda: st.metric(f"Slots held by the top 1 % ({found.top_rows:,} rows)",
+                                                     f"{found.top_share:.1%}"))
+    with c3:
+        asking.say("hub_largest", lambda: st.metric(f"Largest N_{k}", f"{int(found.counts.max()):,}"))
     render.show_figure(k_occurrence_histogram(found.counts, int(k), f"How often each row is a {k}-nearest neighbour"),
                        key="geo_hubness")
     frame = hubs_frame(table, lists, found)
@@ -142,6 +166,8 @@ def show_csls(table, lists, found, row: int) -> None:
                 f"(Conneau et al. 2018, K = {min(CSLS_K, lists.similarities.shape[1])}).")
     render.show_frame(pd.DataFrame({"rank": range(1, kept + 1), "by cosine": listed(got.before, got.cosines[got.before]),
                                     "by CSLS": listed(got.after, got.scores[got.after])}), hide_index=True)
-    st.caption(f"Hubs (the top 1 % by N_{found.k}) in the list: {got.hubs_before} by cosine, {got.hubs_after} by CSLS "
-               f"— {max(0, got.hubs_before - got.hubs_after)} left. CSLS(x, y) = 2 cos(x, y) − r(x) − r(y), r(z) being "
-               "z's mean cosine to its own K nearest: a hub, close to everything, is marked down.")
+    asking.say("csls_hubs", lambda: st.caption(
+        f"Hubs (the top 1 % by N_{found.k}) in the list: {got.hubs_before} by cosine, {got.hubs_after} by CSLS "
+        f"— {max(0, got.hubs_before - got.hubs_after)} left."))
+    st.caption("CSLS(x, y) = 2 cos(x, y) − r(x) − r(y), r(z) being z's mean cosine to its own K nearest: a hub, close "
+               "to everything, is marked down.")
