@@ -119,8 +119,8 @@ def show_head(result, labels: list[str], token_labels: list[str], key: str, defa
 @state.fragment
 def show_one_head(token_ids: list[int], tokens: list[str], P) -> None:
     st.subheader("One attention head, every step")
-    st.latex(r"\begin{gathered}H=X+P,\;Q=HW_Q,\;K=HW_K,\;V_h=HW_V,\\"      # two lines: one was 761 px
-             r"A=\mathrm{softmax}_{row}\!\left(\tfrac{QK^\top}{\sqrt{d_k}}+M\right),\;O=AV_h\end{gathered}")
+    st.latex(r"\begin{gathered}H=X+P,\;Q=HW_Q,\;K=HW_K,\;V_h=HW_V\\"      # short lines: one was 761 px
+             r"A=\mathrm{softmax}_{row}\!\left(\tfrac{QK^\top}{\sqrt{d_k}}+M\right)\\O=AV_h\end{gathered}")
     words.define("query", "key", "causal mask", "attention head")
     c1, c2, c3 = st.columns(3)
     causal = state.kept_widget(c1.toggle, "Causal mask", "attn_causal", model is None or model.causal, query="causal",

@@ -138,12 +138,23 @@ def check_step(tab, name: str, index: int, size_name: str, way: str, shot: bool 
         tab.screenshot(path=str(SCREENSHOTS / f"tour-{name}-{index + 1}-{size_name}.png"))
 
 
+# Each chart whose toolbar shows over its title (the toolbar's box meets the title's text).
+TOOLBAR_ON_TITLE_JS = """() => [...document.querySelectorAll('[data-testid="stMain"] .js-plotly-plot')].filter(plot => {
+  const bar = plot.querySelector('.modebar-container'), title = plot.querySelector('.gtitle');
+  if (!bar || !title || getComputedStyle(bar).visibility === 'hidden') return false;
+  const b = bar.querySelector('.modebar') ? bar.querySelector('.modebar').getBoundingClientRect() : bar.getBoundingClientRect();
+  const t = title.getBoundingClientRect();
+  return b.width > 0 && b.left < t.right && t.left < b.right && b.top < t.bottom && t.top < b.bottom;
+}).map(plot => plot.querySelector('.gtitle').textContent)"""
+
+
 def check_phone(tab, said: str) -> None:
     width, room = tab.evaluate(SIDEWAYS_JS)
     assert width <= room + 1, (said, "sideways scroll", width, room)
     # the tour bar leaves the page room: no key list and no projector button on a phone
     assert not tab.locator(".st-key-tour_present").is_visible(), (said, "presentation button on a phone")
     assert not tab.locator(".st-key-tour_keys_said").is_visible(), (said, "key list on a phone")
+    assert tab.evaluate(TOOLBAR_ON_TITLE_JS) == [], (said, "a chart's toolbar over its title")
     tab.locator('[data-testid="stMain"]').evaluate("main => main.scrollTo(0, 0)")
     fit = tab.evaluate(PHONE_FIT_JS)
     assert fit["bar_bottom"] <= fit["screen"] / 2 + 1, (said, "tour bar past half the first screen", fit)

@@ -130,7 +130,10 @@ def base_css() -> None:
       [data-testid="stMetricValue"], [data-testid="stMetricValue"] * {
         white-space: normal !important; overflow: visible !important; text-overflow: clip !important; }
       @media (max-width: 640px) {   /* a phone: the tour bar leaves room for the page (no keys, no projector) */
-        .st-key-tour_present, .st-key-tour_keys_said { display: none !important; } }
+        .st-key-tour_present, .st-key-tour_keys_said { display: none !important; }
+        /* a chart's toolbar printed over its title on a 390 px phone: shown once the chart is touched */
+        .js-plotly-plot .modebar-container { visibility: hidden; }
+        .js-plotly-plot:hover .modebar-container, .js-plotly-plot:focus-within .modebar-container { visibility: visible; } }
       /* an equation or a plain table wider than its column (S E = X of seed 004 is 754 px, a phone's
          column 358) scrolls inside its own box, never the page; its hidden side fades out so nobody
          reads a cut matrix as whole. The fade follows the box's own scroll (a box that fits has no
