@@ -16,7 +16,7 @@ from ui import cached, inside_model, render, state, tables, widgets, words
 from ui.kept_figures import made
 
 st.title("🧠 Attention in a real model")
-words.define("layer", "attention head", "query", "key", "residual stream", "logit", "final norm", "logit lens")
+words.define("layer", "attention head", "query", "key", "residual stream", "logit", "final norm", "logit lens", "ablation")
 model = tables.current_model()
 if model is None:
     st.info("This page reads a pretrained transformer. The chosen table has no attention layers "

@@ -7,7 +7,7 @@ import streamlit as st
 
 from core.figures.models.why import loss_rise_bars, probability_pairs
 from core.text import markdown_literal as md
-from ui import render, state, tables
+from ui import render, state, tables, words
 from ui.inside_model import computed
 from ui.server import jobs
 from ui.why import page as why
@@ -20,6 +20,7 @@ def show_skipping(model) -> None:
                 "alone would carry it, and the text's loss (mean −ln p of each real next token) is measured again. "
                 "Source: Gromov et al. 2024, *The Unreasonable Ineffectiveness of the Deeper Layers*; "
                 "Men et al. 2024, *ShortGPT*.")
+    words.define("ablation")                    # skipping a layer is the ablation of a whole layer
     ids = why.read_shown_text(model, "why_skip_text", DEFAULT_TEXT, "stext", at_least=2)
     if ids is None:
         return
