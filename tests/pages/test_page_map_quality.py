@@ -38,7 +38,7 @@ def test_glove_hubness_over_every_row_with_a_stated_recall_behind_a_button():
 
     at = open_page("geometry", table="glove-50d", query="the")
     said = " ".join(texts(at.caption) + texts(at.markdown))
-    assert "approximate" in said and "400,000 rows" in said and "20,000" not in said
+    assert "approximate" in said and "400,000 rows" in said and "sample of 20,000" not in said
     at.button(key="geo_hub_button").click().run(timeout=600)
     assert_clean(at)
     hubs = frame_with(at, "N_10")
@@ -137,7 +137,7 @@ def test_hdbscan_on_pca_says_it_has_no_seed():
 def test_colour_by_faithfulness_is_the_cluster_map_itself():
     """"Colour by: faithfulness" recolours the one map (no second figure): its marker colours are each
     point's kept share, brute force."""
-    from core.models.loading.pretrained import load_table
+    from core.models.loading.glove import load_table
 
     at = open_page("maps", table="glove-50d", tokens="the", query="the", n="1500", seed="11", method="PCA",
                    faithin="mapped", colour="faithfulness")

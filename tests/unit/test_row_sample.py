@@ -13,7 +13,7 @@ from core.geometry import sample_rows
 from core.limits import MAX_PLOT_POINTS
 
 SAMPLING_PAGES = ["app_pages/geometry.py", "app_pages/lookup.py", "app_pages/directions.py",
-                  "app_pages/compare.py", "app_pages/maps.py", "ui/hidden/vocab_health.py"]
+                  "app_pages/compare.py", "ui/maps/points.py", "ui/hidden/vocab_health.py"]
 
 
 def reference_sample(vocab_size: int, size: int, seed: int, must_include) -> list[int]:
