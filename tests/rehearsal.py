@@ -83,7 +83,8 @@ def page_writing(at, told: set = frozenset(), tables: bool = False) -> dict[str,
     where it is. A figure's cells and a table's cells are where a learner reads an answer off; the
     sentences are where a page would state it. `tables`: the tables' cells too (TABLE_TOPICS)."""
     written = {
-        "markdown": texts(at.markdown), "caption": [c for c in texts(at.caption) if c not in told],
+        "markdown": [m for m in texts(at.markdown) if "<style" not in m],    # the page's CSS is not read by a learner
+        "caption": [c for c in texts(at.caption) if c not in told],
         "info": texts(at.info),
         "success": texts(at.success), "warning": texts(at.warning), "text": [t.value for t in at.text],
         "latex": [t.value for t in at.latex],
