@@ -24,7 +24,9 @@ PHONE = {"width": 390, "height": 844}
 # wait only ends early when the page is ready.
 SLOW = 600
 ERRORS = '[data-testid="stException"], [data-testid="stAlertContentError"]'
+# a data grid (st.dataframe) scrolls sideways inside its own box by design, its scroll bar shown: not counted
 SIDEWAYS_JS = """() => [...document.querySelectorAll('[data-testid="stMain"] *')]
+  .filter(e => !e.closest('[data-testid="stDataFrame"]'))
   .filter(e => e.scrollWidth > e.clientWidth + 1 && ['auto', 'scroll'].includes(getComputedStyle(e).overflowX))
   .map(e => [e.getAttribute('data-testid') || e.className.toString().slice(0, 40), e.scrollWidth, e.clientWidth])"""
 PAGE_WIDTH_JS = "() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]"
