@@ -111,7 +111,8 @@ TOUR = Tour("Context & position · contextual vectors, positions and heads that 
              f"the top {ABLATED} off and compare with as many random heads.",
              {"keep_ctx_model": "smollm2", "keep_ctx_set": WORD_SET, "keep_ctx_ablate_k": ABLATED},
              questions=(_view("ctx_second_copy", "smollm2", "Is the second copy predicted better (a lower mean "
-                              "loss) than the first?", second_copy_easier("smollm2"), choices=(vq.YES, vq.NO)),
+                              "loss) than the first?", second_copy_easier("smollm2"), choices=(vq.YES, vq.NO),
+                              holds_back=("ctx_copy_loss",)),
                         _view("ctx_heads_off", "smollm2", f"Switch off the top {ABLATED} induction heads: does "
                               "the second copy's loss rise more than with every random set of as many heads?",
                               top_heads_matter("smollm2"), choices=(vq.YES, vq.NO), holds_back=("ctx_ablation",)))),

@@ -34,7 +34,7 @@ def test_the_heads_off_verdict_waits_for_the_answer_and_agrees_with_the_page():
         assert_clean(at)
     assert not any("rises by" in m for m in texts(at.markdown))            # held back: the question is open
     assert any("Held back until you answer" in c and "Switch off the top 5" in c for c in texts(at.caption))
-    top_rise = float(at.metric[3].delta)
+    assert not any(m.label.startswith("Top 5") for m in at.metric)          # nor its rise, as a number
     charts = [figure(at, i) for i in range(len(at.get("plotly_chart")))]
     bars = next(c for c in charts if c["layout"]["title"]["text"].startswith("Second copy's mean loss"))
     losses = plotly_array(bars["data"][0]["y"])                           # top set, then each control set
@@ -42,6 +42,7 @@ def test_the_heads_off_verdict_waits_for_the_answer_and_agrees_with_the_page():
     expected = "yes" if losses[0] > max(losses[1:]) else "no"
     assert ("Right" in verdict) == (expected == "yes"), verdict
     assert any("rises by" in m for m in texts(at.markdown))                 # answered: the sentence is back
+    top_rise = float(next(m for m in at.metric if m.label.startswith("Top 5")).delta)
     shown = [t for t in texts(at.markdown) + texts(at.caption) + texts(at.info) + texts(at.success)
              if "induction heads off" in t and "random sets off" in t]          # the reveal's numbers
     assert shown, "the reveal's numbers are on the page"

@@ -73,15 +73,23 @@ def show_ablation(model_name: str, ids: list[int], shared) -> None:
     show_result(result)
 
 
+def _rises(result: ia.InductionAblation, untouched: float) -> None:
+    top, controls = st.columns(2)
+    top.metric(f"Top {len(result.top.heads)} induction heads off",
+               f"{result.top.second_copy_loss(result.length):.2f} nats", f"{result.rise(result.top):+.2f}",
+               delta_color="inverse")
+    controls.metric(f"{len(result.controls)} random sets off (mean)", f"{untouched + result.control_rise():.2f} nats",
+                    f"{result.control_rise():+.2f}", delta_color="inverse")
+
+
 def show_result(result: ia.InductionAblation) -> None:
     n = result.length
     untouched = result.untouched.second_copy_loss(n)
-    c1, c2, c3 = st.columns(3)
-    c1.metric("Second copy, no head off", f"{untouched:.2f} nats")
-    c2.metric(f"Top {len(result.top.heads)} induction heads off", f"{result.top.second_copy_loss(n):.2f} nats",
-              f"{result.rise(result.top):+.2f}", delta_color="inverse")
-    c3.metric(f"{len(result.controls)} random sets off (mean)",
-              f"{untouched + result.control_rise():.2f} nats", f"{result.control_rise():+.2f}", delta_color="inverse")
+    copy, rises = st.columns([1, 2])
+    with copy:          # the second copy's own loss answers the tour's "is it easier?" question
+        asking.say("ctx_copy_loss", lambda: st.metric("Second copy, no head off", f"{untouched:.2f} nats"))
+    with rises:         # and the rises answer "do the top heads matter more?"
+        asking.say("ctx_ablation", lambda: _rises(result, untouched))
     st.markdown(f"Switched off: **{_named(result.top.heads)}** (the highest induction scores). Controls: "
                 + "; ".join(f"{c.name.split('(')[1].rstrip(')')}: {_named(c.heads)}" for c in result.controls) + ".")
     series = {"no head off": result.untouched.losses, "top induction heads off": result.top.losses,

@@ -8,6 +8,7 @@ from core.context import induction as ind
 from core.figures.context import heads_heatmap, loss_by_position
 from ui import cached, render
 from ui.context.ablation import keep_head_count, show_ablation
+from ui.lessons import asking
 from ui.server import jobs
 
 
@@ -41,9 +42,7 @@ def show_induction(model_name: str) -> None:
                         "ctx_induction_run")
     if result is None:
         return
-    c1, c2 = st.columns(2)
-    c1.metric("Mean loss, first copy", f"{result.first_copy_loss():.2f} nats")
-    c2.metric("Mean loss, second copy", f"{result.second_copy_loss():.2f} nats")
+    asking.say("ctx_copy_loss", lambda: _copy_losses(result))
     render.show_figure(loss_by_position(result.losses, ind.REPEAT_LENGTH, "Loss at each position"),
                        key="ctx_losses")
     left, right = st.columns(2)
@@ -54,3 +53,9 @@ def show_induction(model_name: str) -> None:
     strongest = ", ".join(f"L{layer} H{head} ({score:.2f})" for layer, head, score in result.strongest(result.induction))
     st.markdown(f"Strongest induction heads: **{strongest}**.")
     show_ablation(model_name, ids, shared_results())
+
+
+def _copy_losses(result: ind.Induction) -> None:
+    c1, c2 = st.columns(2)
+    c1.metric("Mean loss, first copy", f"{result.first_copy_loss():.2f} nats")
+    c2.metric("Mean loss, second copy", f"{result.second_copy_loss():.2f} nats")
