@@ -82,9 +82,10 @@ def test_gpt2_invariants(tiny_gpt2):  # noqa: F811
     T, L = len(clean), tiny_gpt2.layers
     cells = [(layer, (p,)) for layer in range(L) for p in range(T)]
     itself = patched_outputs(tiny_gpt2, clean, clean, cells)                 # a text patched into itself
-    torch.testing.assert_close(itself[2:], itself[1:2].expand(len(cells), -1), rtol=1e-5, atol=1e-6)
+    # float32 rounding of batched passes (rows blocked otherwise than one row; a wrong patch differs by ~1)
+    torch.testing.assert_close(itself[2:], itself[1:2].expand(len(cells), -1), rtol=1e-4, atol=1e-5)
     every = patched_outputs(tiny_gpt2, clean, corrupt, [(L - 1, tuple(range(T)))])
-    torch.testing.assert_close(every[2], every[0], rtol=1e-6, atol=1e-6)     # the clean output
+    torch.testing.assert_close(every[2], every[0], rtol=1e-4, atol=1e-5)     # the clean output
 
 
 def counting_suffixes(monkeypatch) -> list:
@@ -138,7 +139,9 @@ def test_smollm2_grid(smollm2, monkeypatch):
     # the last position at the last layer: nearly clean (that layer's attention still reads Italy)
     assert recovered[-1, 4] == pytest.approx(1.0, abs=1e-2)
     every = patched_outputs(smollm2, clean, corrupt, [(29, tuple(range(5)))])
-    torch.testing.assert_close(every[2], every[0], rtol=1e-6, atol=1e-6)     # every position: the clean output
+    # every position patched: the clean output, to float32 rounding of a batched pass (R rows through the layer's
+    # matmuls block their sums otherwise than one row: 7e-6 seen on another CPU, where a wrong patch differs by ~1)
+    torch.testing.assert_close(every[2], every[0], rtol=1e-4, atol=1e-4)
     # a cell against the float16 model's own pass with the hook: equal within float16 rounding
     hooked = hooked_logits(smollm2, clean, corrupt, 12, (3,))
     difference = float(hooked[grid.clean_answer] - hooked[grid.corrupt_answer])
