@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from minilm_states import minilm_sentence_states
 
 from core.context import contextuality as cx
-from core.context.sentence_sets import BUILTIN_SETS
 from core.lessons import tour_context
 from core.lessons import view_questions as vq
 from core.lessons.tours import VIEW_TOURS
@@ -14,23 +14,7 @@ from core.lessons.tours import VIEW_TOURS
 
 @pytest.fixture(scope="module")
 def bank_measures():
-    import torch
-    from transformers import AutoModel, AutoTokenizer
-
-    from core.models.loading.pretrained import minilm_dir
-
-    tokenizer = AutoTokenizer.from_pretrained(minilm_dir(), local_files_only=True)
-    model = AutoModel.from_pretrained(minilm_dir(), local_files_only=True).eval()
-    chosen = BUILTIN_SETS["bank"]
-    word_id = tokenizer.convert_tokens_to_ids("bank")
-    states, positions, content = [], [], []
-    for sentence in chosen.sentences:
-        ids = tokenizer(sentence)["input_ids"]
-        with torch.no_grad():
-            out = model(torch.tensor([ids]), output_hidden_states=True)
-        states.append(np.stack([h[0].numpy() for h in out.hidden_states]))      # (L+1, T, d)
-        positions.append([ids.index(word_id)])
-        content.append(np.array([i not in (tokenizer.cls_token_id, tokenizer.sep_token_id) for i in ids]))
+    states, positions, content, chosen = minilm_sentence_states("bank")
     return cx.contextuality(states, positions, content, chosen.senses)
 
 
