@@ -36,6 +36,20 @@ def model_ids(model, text: str) -> list[int] | None:
     return ids
 
 
+def model_text_ids(model, label: str, key: str, default: str, query: str, max_tokens: int,
+                   what: str = "text") -> tuple[int, ...] | None:
+    """A text widget kept in the URL -> the model's token ids, or None after a message (no tokens, or
+    more than `max_tokens`: `what` names the text in that message, e.g. "prompt")."""
+    text = kept_widget(st.text_input, label, key, default, query=query, parse=parse_text, max_chars=MAX_TEXT_CHARS)
+    ids = model_ids(model, text)
+    if ids is None:
+        return None
+    if len(ids) > max_tokens:
+        st.error(f"The {what} has {len(ids)} tokens: at most {max_tokens} here. Shorten it.")
+        return None
+    return tuple(ids)
+
+
 def token_stages(table: EmbeddingTable, token_ids: list[int], position: int):
     """Id, one-hot, embedding and contextual vector of one token of the text."""
     from core.lessons.pipeline import model_token_stages, toy_token_stages

@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from core.generate.sampling import SamplingConfig
-from core.limits import MAX_NEW_TOKENS, MAX_PROMPT_TOKENS, MAX_SEED, MAX_TEXT_CHARS
+from core.limits import MAX_NEW_TOKENS, MAX_PROMPT_TOKENS, MAX_SEED
 from core.models.loading.pretrained import BUILTIN_MODELS
 from ui import cached, render, state, tables, widgets
 
@@ -37,15 +37,7 @@ def why_not_causal(model) -> str:
 
 def read_prompt(model, label: str = "Prompt", key: str = "gen_prompt", default: str = PROMPT,
                 query: str = "prompt") -> tuple[int, ...] | None:
-    text = state.kept_widget(st.text_input, label, key, default, query=query, parse=state.parse_text,
-                             max_chars=MAX_TEXT_CHARS)
-    ids = widgets.model_ids(model, text)
-    if ids is None:
-        return None
-    if len(ids) > MAX_PROMPT_TOKENS:
-        st.error(f"The prompt has {len(ids)} tokens: at most {MAX_PROMPT_TOKENS} here. Shorten it.")
-        return None
-    return tuple(ids)
+    return widgets.model_text_ids(model, label, key, default, query, MAX_PROMPT_TOKENS, what="prompt")
 
 
 def read_config() -> SamplingConfig:

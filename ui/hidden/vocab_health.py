@@ -10,7 +10,7 @@ import streamlit as st
 
 from core.hidden import vocab_health
 from core.figures.geometry import hover_texts
-from core.figures.hidden import candidate_map, indicator_histogram, verification_bars
+from core.figures.hidden import candidate_map, verification_bars
 from core.geometry import possible_components, sample_rows
 from core.limits import MAX_PLOT_POINTS, MAX_VERIFIED
 from core.tokens.pieces import TOKEN_KINDS

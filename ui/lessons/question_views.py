@@ -4,7 +4,6 @@ more, and a result a teacher prepared (a layer skipping) is read, not recomputed
 from __future__ import annotations
 
 import numpy as np
-import streamlit as st
 
 from core.tables import EmbeddingTable
 from ui import cached, tables

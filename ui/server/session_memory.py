@@ -18,8 +18,6 @@ import threading
 import weakref
 from concurrent.futures import Future
 
-import streamlit as st
-
 from core.limits import SESSION_SWEEP_SECONDS
 from ui import cached
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from core.limits import MAX_TEXT_CHARS, MAX_WHY_TOKENS
+from core.limits import MAX_WHY_TOKENS
 from core.text import markdown_literal as md
 from core.text import piece_marks_note
-from ui import cached, render, state, tables, widgets
+from ui import cached, render, tables, widgets
 
 
 def causal_model_or_stop():
@@ -24,16 +24,8 @@ def causal_model_or_stop():
 
 
 def read_text(model, label: str, key: str, default: str, query: str) -> tuple[int, ...] | None:
-    """A text widget kept in the URL -> its token ids (shown as pieces), or None after a message."""
-    text = state.kept_widget(st.text_input, label, key, default, query=query, parse=state.parse_text,
-                             max_chars=MAX_TEXT_CHARS)
-    ids = widgets.model_ids(model, text)
-    if ids is None:
-        return None
-    if len(ids) > MAX_WHY_TOKENS:
-        st.error(f"The text has {len(ids)} tokens: at most {MAX_WHY_TOKENS} are explained here. Shorten it.")
-        return None
-    return tuple(ids)
+    """A text widget kept in the URL -> its token ids, or None after a message."""
+    return widgets.model_text_ids(model, label, key, default, query, MAX_WHY_TOKENS)
 
 
 def read_shown_text(model, key: str, default: str, query: str, at_least: int = 1,
