@@ -15,7 +15,7 @@ from core.tokens.pieces import TOKEN_KINDS, resolve_tokens
 from core.directions.semantic import axes_cosine
 from core.text import shorten
 from ui import cached, chosen, render, state, tables
-from ui.kept_figures import made
+from ui.kept_figures import kept
 from ui.directions.csls import csls_section
 from ui.lessons import asking
 
@@ -65,18 +65,24 @@ def show_axes(rows: list[int], searched: list[int]) -> None:
     marked = list(dict.fromkeys(rows + words_rows))
     shown = sample_rows(table.vocab_size, MAX_PLOT_POINTS, must_include=marked + searched)
     shown = shown[np.isfinite(coords[:, shown]).all(axis=0)]          # zero rows have no cosine
-    tokens = [table.tokens[r] for r in shown]
-    position = {int(r): i for i, r in enumerate(shown)}
     cosine = axes_cosine(x_axis, y_axis)
     title = (f"Cosine with two word directions · the axes meet at {np.degrees(np.arccos(cosine)):.0f}° "
              "in the table, drawn at 90°")
-    fig = made(pca_scatter, np.stack([coords[0, shown], coords[1, shown]], axis=1), tokens, table.ids[shown], title,
-                      kinds=[TOKEN_KINDS[c] for c in cached.token_kind_codes(table)[shown]],
-                      labelled=[position[r] for r in marked if r in position],
-                      highlighted=[position[r] for r in searched if r in position],
-                      hover=hover_texts(tokens, table.ids[shown]),
-                      axis_titles=(f"cos with x: {shorten(x_label, 60)}", f"cos with y: {shorten(y_label, 40)}", ""),
-                      equal_aspect=False)     # two directions drawn at 90° have no angle to keep: fill the plot
+
+    def build():
+        tokens = [table.tokens[r] for r in shown]
+        position = {int(r): i for i, r in enumerate(shown)}
+        return pca_scatter(np.stack([coords[0, shown], coords[1, shown]], axis=1), tokens, table.ids[shown], title,
+                           kinds=[TOKEN_KINDS[c] for c in cached.token_kind_codes(table)[shown]],
+                           labelled=[position[r] for r in marked if r in position],
+                           highlighted=[position[r] for r in searched if r in position],
+                           hover=hover_texts(tokens, table.ids[shown]),
+                           axis_titles=(f"cos with x: {shorten(x_label, 60)}", f"cos with y: {shorten(y_label, 40)}",
+                                        ""),
+                           equal_aspect=False)   # two directions drawn at 90° have no angle to keep: fill the plot
+    # made once per server for these words and marks: a class asks for the same 20,000-point plot
+    fig = kept(build, "axes plot", (table,), (tuple(x_from), tuple(x_to), tuple(y_from), tuple(y_to), x_label,
+                                              y_label, tuple(marked), tuple(searched)))
     render.show_figure(fig, key="axes_plot")
     if len(shown) < table.vocab_size:
         st.caption(f"Drawing a seeded sample of {len(shown):,} of {table.vocab_size:,} rows (plus the axis words, "
@@ -107,7 +113,9 @@ def show_extremes(coords: np.ndarray, ends: list[tuple[str, str]]) -> None:
                "it points toward (positive cosine that way).")
 
 
+@state.fragment
 def show_analogy() -> None:
+    """A section of its own: changing a word reruns the analogy, not the 20,000-point plot above."""
     st.subheader("Analogies: a − b + c")
     words = default_words()
     c1, c2, c3, c4, c5 = st.columns([1, 1, 1, 1, 1])

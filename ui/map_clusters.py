@@ -148,12 +148,12 @@ def clusters_frame(clusters: list[Cluster], tokens: list[str], points: int, labe
     return pd.DataFrame(records)
 
 
-def labels_note(clusters: list[Cluster], chosen: int | None, fig) -> str:
+def labels_note(clusters: list[Cluster], chosen: int | None, meta: dict | None) -> str:
     """Which clusters the map names: the largest MAX_NAMED_CLUSTERS and the chosen one, less those
-    whose label would print over another's (core.figures.map_clusters); every one is in the picker
-    and the table."""
+    whose label would print over another's (core.figures.map_clusters, which says how many in the
+    figure's layout.meta); every one is in the picker and the table."""
     named = min(MAX_NAMED_CLUSTERS, len(clusters)) + int(chosen is not None and chosen >= MAX_NAMED_CLUSTERS)
-    meta = fig.layout.meta if isinstance(fig.layout.meta, dict) else {}
+    meta = meta if isinstance(meta, dict) else {}
     left_off = int(meta.get("cluster_labels_left_off", 0))
     said = f"The map writes the labels of {named - left_off:,} of the {len(clusters):,} clusters"
     said += " (the largest, and the chosen one)" if chosen is not None else " (the largest)"

@@ -9,6 +9,7 @@ from core.figures.map_quality import score_histogram, true_neighbours_map
 from core.limits import FAITHFUL_DIRECT_CELLS, FAITHFUL_K, WORST_KEPT_LISTED
 from core.map_quality import faithfulness
 from ui import cached, render, state
+from ui.kept_figures import made as made_figure
 from ui.server import jobs
 
 SEARCH_IN = {"whole": "the whole table", "mapped": "the mapped points"}
@@ -89,8 +90,8 @@ def faithfulness_section(table, points: np.ndarray, coords: np.ndarray, named, t
     labels = [table.tokens[r] for r in points]
     c1, c2 = st.columns(2)
     with c1:
-        render.show_figure(score_histogram(made.kept, f"Kept share of {k} true neighbours · mean {made.kept.mean():.3f}",
-                                           trust), key="maps_faith_hist")
+        render.show_figure(made_figure(score_histogram, made.kept, f"Kept share of {k} true neighbours · mean "
+                                       f"{made.kept.mean():.3f}", trust), key="maps_faith_hist")
     with c2:
         worst = faithfulness.worst_kept(made.kept, table.ids[points], WORST_KEPT_LISTED)
         render.show_frame(pd.DataFrame({"worst kept": [labels[i] for i in worst],
@@ -101,12 +102,15 @@ def faithfulness_section(table, points: np.ndarray, coords: np.ndarray, named, t
                              format_func=SHOW.get)
     if show == "token":
         show_token(table, points, coords, made, labels, searched, worst)
-    frame = pd.DataFrame({"token": labels, "id": table.ids[points].astype(np.int64), "kept": made.kept,
-                          "true neighbours on the map": made.on_map})
-    st.download_button("⬇ Each point's score as CSV", render.frame_csv_text(frame, preamble=(
-        f"Embedding Lens faithfulness of a {named.method} map of table {table.name}",
-        f"k = {k}; true neighbours by cosine in {SEARCH_IN['whole' if whole else 'mapped']}")),
-        file_name=f"{render.export_name(f'faithfulness-{named.method}')}.csv", mime="text/csv", key="maps_faith_csv")
+    frame = {"token": labels, "id": table.ids[points].astype(np.int64), "kept": made.kept,
+             "true neighbours on the map": made.on_map}
+    preamble = (f"Embedding Lens faithfulness of a {named.method} map of table {table.name}",
+                f"k = {k}; true neighbours by cosine in {SEARCH_IN['whole' if whole else 'mapped']}")
+    st.download_button("⬇ Each point's score as CSV",                  # written once per map, then kept
+                       cached.derived("faithfulness csv", (table,), (cached.rows_digest(points), named, k, whole),
+                                      lambda: render.frame_csv_text(pd.DataFrame(frame), preamble=preamble)),
+                       file_name=f"{render.export_name(f'faithfulness-{named.method}')}.csv", mime="text/csv",
+                       key="maps_faith_csv")
 
 
 def show_token(table, points, coords, made, labels, searched, worst) -> None:
