@@ -262,7 +262,7 @@ def show_heatmap_and_norms(rows: list[int], shown: np.ndarray, hover: list[str])
     if len(rows) >= 1:
         labels = [table.tokens[r] for r in rows]
         matrix = cosine_matrix(table.weight[rows])
-        render.figure_with_csv(matrix_heatmap(matrix, "cos(a, b)", labels, labels, digits=3),
+        render.figure_with_csv(made(matrix_heatmap, matrix, "cos(a, b)", labels, labels, digits=3),
                                matrix, "cosine_matrix", labels, labels)
     st.subheader("Vector norm vs token id")
     render.show_kept_figure(

@@ -193,17 +193,17 @@ def show_step(step, target_name: str, input_name: str) -> None:
     labels = [f"x{i}" for i in range(len(step.grad))]
     c1, c2 = st.columns(2)
     with c1:
-        render.show_figure(vector_bars(step.grad, "Gradient ∇ₓL (six coordinates)", labels), key="train_grad",
+        render.show_figure(made(vector_bars, step.grad, "Gradient ∇ₓL (six coordinates)", labels), key="train_grad",
                            table=LAB_EXPORT)
     with c2:
-        render.show_figure(grouped_bars({"row before": step.x_before, "row after": step.x_after},
-                                        f"Row “{input_name}” before and after"), key="train_rows",
+        render.show_figure(made(grouped_bars, {"row before": step.x_before, "row after": step.x_after},
+                                f"Row “{input_name}” before and after"), key="train_rows",
                            table=LAB_EXPORT)
     row = lab.row_of_token(input_name)
     weight = np.array(lab.weight, dtype=np.float64)
     weight[row] = step.x_after
-    fig = matrix_heatmap(weight - lab.weight, "Change of the lab table after this step (only one row moves)",
-                         lab.tokens, labels, highlight_rows=[row], digits=3)
+    fig = made(matrix_heatmap, weight - lab.weight, "Change of the lab table after this step (only one row moves)",
+               lab.tokens, labels, highlight_rows=[row], digits=3)
     render.show_figure(fig, key="train_table_change", table=LAB_EXPORT)
 
 
