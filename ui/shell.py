@@ -4,6 +4,8 @@ makes Streamlit serve its scripts directly (its older multipage mode) to the fir
 a deep link, outside this shell."""
 from __future__ import annotations
 
+import copy
+import functools
 import re
 from urllib.parse import urlencode
 
@@ -16,24 +18,41 @@ from ui.lessons import tours
 from ui.server.info import about_this_server
 
 
+PAGES = (   # (script, title, icon, url path); Home is the default page, served at "/"
+    ("app_pages/home.py", "Home", "🏠", None),
+    ("app_pages/lookup.py", "Lookup", "🔎", "lookup"),
+    ("app_pages/geometry.py", "Geometry", "📐", "geometry"),
+    ("app_pages/maps.py", "Maps", "🗺️", "maps"),
+    ("app_pages/directions.py", "Axes & analogies", "🧭", "directions"),
+    ("app_pages/compare.py", "Compare tables", "⚖️", "compare"),
+    ("app_pages/attention.py", "Attention", "🎯", "attention"),
+    ("app_pages/models.py", "Model attention", "🧠", "models"),
+    ("app_pages/why.py", "Why this prediction", "🔍", "why"),
+    ("app_pages/context.py", "Context & position", "🧩", "context"),
+    ("app_pages/generate.py", "From vectors to words", "🎲", "generate"),
+    ("app_pages/training.py", "Training", "🏋️", "training"),
+    ("app_pages/hidden.py", "Hidden in the table", "🐟", "hidden"),
+)
+
+
+@functools.lru_cache(maxsize=4)
+def _checked_pages(app_folder: str) -> tuple:
+    """The pages made and checked once per app folder (each st.Page resolves and checks its file: ~0.5 ms
+    a page on every run otherwise). Never handed out: pages() gives each run copies."""
+    return tuple(st.Page(script, title=title, icon=icon, default=url_path is None,
+                         **({} if url_path is None else {"url_path": url_path}))
+                 for script, title, icon, url_path in PAGES)
+
+
 def pages() -> list:
-    """The app's pages, made anew for each run: st.navigation marks the page it returns as
-    callable once, so page objects shared between sessions would race (two people at once)."""
-    return [
-        st.Page("app_pages/home.py", title="Home", icon="🏠", default=True),  # served at "/"
-        st.Page("app_pages/lookup.py", title="Lookup", icon="🔎", url_path="lookup"),
-        st.Page("app_pages/geometry.py", title="Geometry", icon="📐", url_path="geometry"),
-        st.Page("app_pages/maps.py", title="Maps", icon="🗺️", url_path="maps"),
-        st.Page("app_pages/directions.py", title="Axes & analogies", icon="🧭", url_path="directions"),
-        st.Page("app_pages/compare.py", title="Compare tables", icon="⚖️", url_path="compare"),
-        st.Page("app_pages/attention.py", title="Attention", icon="🎯", url_path="attention"),
-        st.Page("app_pages/models.py", title="Model attention", icon="🧠", url_path="models"),
-        st.Page("app_pages/why.py", title="Why this prediction", icon="🔍", url_path="why"),
-        st.Page("app_pages/context.py", title="Context & position", icon="🧩", url_path="context"),
-        st.Page("app_pages/generate.py", title="From vectors to words", icon="🎲", url_path="generate"),
-        st.Page("app_pages/training.py", title="Training", icon="🏋️", url_path="training"),
-        st.Page("app_pages/hidden.py", title="Hidden in the table", icon="🐟", url_path="hidden"),
-    ]
+    """The app's pages, new objects for each run: st.navigation marks the page it returns as callable
+    once, so page objects shared between sessions would race (two people at once). A shallow copy of a
+    checked page is a page of its own (its flags are its own attributes)."""
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    context = get_script_run_ctx()
+    folder = str(context.pages_manager.main_script_parent) if context is not None else ""
+    return [copy.copy(page) for page in _checked_pages(folder)]
 
 
 def _presentation_mode() -> bool:
