@@ -109,9 +109,10 @@ def show_head(result, labels: list[str], token_labels: list[str], key: str, defa
     render.figure_with_csv(head_figure(result, labels, step), head_matrix(result, step),
                             f"attention_{step.split()[0]}", labels, key=f"{key}_{step}")
     if step == "A":
-        st.caption("Hover a cell to see the dot product, scale, mask and softmax behind it. "
-                   f"Each row sums to 1 (max |row sum − 1| = "
-                   f"{np.abs(result.weights.sum(axis=1) - 1).max():.1e}).")
+        off = float(np.abs(result.weights.sum(axis=1) - 1).max())
+        st.caption("Hover a cell to see the dot product, scale, mask and softmax behind it. Rows: the query "
+                   "position reading; columns: the key position read. Each row sums to 1"
+                   + (" exactly." if off == 0 else f" (to within {off:.0e}, float rounding)."))
         render.show_frame(pd.DataFrame(shifted_targets(token_labels), columns=["position i reads", "predicts x_{i+1}"]),
                      hide_index=True)
 
@@ -138,7 +139,7 @@ def show_one_head(token_ids: list[int], tokens: list[str], P) -> None:
 
 @state.fragment
 def show_seed000() -> None:
-    if not state.kept_widget(st.toggle, "Seed 000 two-position example: A = [[1, 0], [½, ½]], O = [[2, 0], [1, 2]]",
+    if not state.kept_widget(st.toggle, "Seed 000 two-position example (§4: two positions, causal mask)",
                              "attn_seed000", False, query="ex000", per_table=True, parse=state.parse_bool):
         return
     result = seed000_example()
@@ -177,7 +178,8 @@ def show_permutation(token_ids: list[int], tokens: list[str]) -> None:
         with after:
             render.show_figure(matrix_heatmap(check.swapped.output, "O after the swap", swapped_labels,
                                               colour_scale_bar=False, width_share=0.5), key=f"attn_perm_after_{positions}")
-    st.caption("Without positions, unrestricted self-attention treats a row permutation consistently.")
+    if not asking.pending("permutation"):        # it states the answer the tour's question asks for
+        st.caption("Without positions, unrestricted self-attention treats a row permutation consistently.")
 
 
 @state.fragment
@@ -199,8 +201,10 @@ def show_context_demo() -> None:
     p = comparison.position
     word = lab.tokens[lab.rows_for_ids([first_ids[p]])[0]]
     st.markdown(f"Compared position **{p}** (“{render.md(word)}” in sentence 1). Lookup + position vectors equal: "
-                f"**{comparison.same_input}**. Output difference ‖O₁ − O₂‖ = **{comparison.difference_norm:.4f}**"
-                + (" — identical sentences give identical outputs." if comparison.difference_norm == 0 else ""))
+                f"**{comparison.same_input}**.")
+    asking.say("context_output", lambda: st.markdown(
+        f"Output difference ‖O₁ − O₂‖ = **{comparison.difference_norm:.4f}**"
+        + (" — identical sentences give identical outputs." if comparison.difference_norm == 0 else "")))
     weights = pd.DataFrame({
         "sentence 1 weights": [format_number(w, 3) for w in comparison.first.weights[p]],
         "sentence 2 weights": [format_number(w, 3) for w in comparison.second.weights[p][:len(comparison.first.weights[p])]],

@@ -187,7 +187,9 @@ def show_edit(report) -> None:
     if report is not None:
         positions = [p for p, r in enumerate(report.rows) if r == row]
         where = f"position {positions[0]}" if len(positions) == 1 else f"positions {positions}"
-        st.write(f"Row {row} is read at {where}: an edit changes the vector there{' at every one' if len(positions) > 1 else ''}.")
+        if not asking.pending("repeats"):          # it counts the rows a tour question asks for
+            st.write(f"Row {row} is read at {where}: an edit changes the vector there"
+                     f"{' at every one' if len(positions) > 1 else ''}.")
 
 
 EDIT_VALUE = "lookup_edit_value"

@@ -137,6 +137,9 @@ def show_output_scores(run) -> None:
     render.show_frame(pd.DataFrame({"next token": [model.table.tokens[i] for i, _ in scores],
                                "id": [i for i, _ in scores], "logit h·w": [f"{s:.3f}" for _, s in scores]}),
                  hide_index=True)
+    note = piece_marks_note(model.table.tokens[i] for i, _ in scores)
+    if note:
+        st.caption(note)
 
 
 show_facts()

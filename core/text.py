@@ -53,10 +53,19 @@ PIECE_MARK_MEANINGS = {
 }
 
 
+# Byte-level BPE writes each byte as a printable character; the bytes that are not printable ASCII or
+# Latin-1 land on U+0100 … U+0143 (Ġ, a space, and Ċ, a line break, among them): a run of those is one
+# character's bytes, as 'âĢĵ' is the three bytes of '–'.
+_SHIFTED_BYTES = {chr(c) for c in range(0x100, 0x144)} - {"Ġ", "Ċ"}
+BYTE_RUN_MEANING = "runs such as âĢĵ = the bytes of one character written one by one (byte-level BPE: 'âĢĵ' is '–')"
+
+
 def piece_marks_note(pieces) -> str | None:
     """A sentence explaining the marks these token pieces carry, or None when they carry none."""
     pieces = list(pieces)
     found = [meaning for mark, meaning in PIECE_MARK_MEANINGS.items() if any(mark in piece for piece in pieces)]
+    if any(_SHIFTED_BYTES.intersection(piece) for piece in pieces):
+        found.append(BYTE_RUN_MEANING)
     return ("Marks in the pieces: " + "; ".join(found) + ".") if found else None
 
 

@@ -79,7 +79,8 @@ def table_cells(at) -> list[str]:
 
 
 def page_writing(at, told: set = frozenset(), tables: bool = False) -> dict[str, str]:
-    """Every sentence the page writes (narration, markdown, captions, notes, formulas, metrics) by
+    """Every sentence the page writes (narration, markdown, captions, notes, formulas, metrics, the
+    labels of its switches and boxes) by
     where it is. A figure's cells and a table's cells are where a learner reads an answer off; the
     sentences are where a page would state it. `tables`: the tables' cells too (TABLE_TOPICS)."""
     written = {
@@ -89,6 +90,7 @@ def page_writing(at, told: set = frozenset(), tables: bool = False) -> dict[str,
         "success": texts(at.success), "warning": texts(at.warning), "text": [t.value for t in at.text],
         "latex": [t.value for t in at.latex],
         "metric": [f"{m.label} {m.value}" for m in at.metric],
+        "widget label": [str(w.label) for kind in WIDGETS for w in getattr(at.main, kind) if w.label],
         "table": table_cells(at) if tables else [],
     }
     return {where: "\n".join(items) for where, items in written.items()}

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import re
 
+import numpy as np
 import pandas as pd
 import streamlit as st
 
@@ -12,7 +13,7 @@ from core.figures.models.inside import ablation_bars, head_grid, lens_grid, next
 from core.models.ablation import ablation_unavailable, head_importance
 from core.models.heads import HEAD_METRICS, head_summary, ranked_heads
 from core.models.lens import lens_unavailable
-from core.text import markdown_literal as md
+from core.text import markdown_literal as md, piece_marks_note
 from ui import cached, render, state, tables
 from ui.kept_figures import made
 from ui.lessons import asking
@@ -82,6 +83,9 @@ def show_logit_lens(model, run) -> None:
     render.show_kept_figure(lambda: lens_grid(lens, model.table.tokens, ids,
                                               "Top-1 next token after each layer (colour: its probability)"),
                             "models_lens", (model.table,), (tuple(ids),))    # the lens of this model and text
+    note = piece_marks_note(model.table.tokens[i] for i in np.unique(lens.top_ids[:, :, 0]))
+    if note:
+        st.caption(note)
     if len(ids) < 2:
         return
     positions = list(range(len(ids) - 1))

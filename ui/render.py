@@ -139,6 +139,7 @@ def base_css() -> None:
          reads a cut matrix as whole. The fade follows the box's own scroll (a box that fits has no
          scroll timeline, so no fade). */
       .katex-display, [data-testid="stTable"] { overflow-x: auto; overflow-y: hidden; max-width: 100%;
+        padding-inline: 0.25em;   /* KaTeX draws a glyph or two px past its box: not a reason to fade */
         animation: lens-more-sideways linear both; animation-timeline: scroll(self inline); }
       @keyframes lens-more-sideways {
         0% { mask-image: linear-gradient(to right, #000 calc(100% - 3rem), transparent); }

@@ -38,14 +38,16 @@ def head_matrix(result: AttentionResult, step: str) -> np.ndarray:
             "scores": result.scores, "M": result.mask, "A": result.weights, "O = A V_h": result.output}[step]
 
 
-QUERY_AXIS = "query: the position reading"
-KEY_AXIS = "key: the position read"
+QUERY_AXIS = "query (reads)"
+KEY_AXIS = "key (is read)"
+QUERY_AXIS_ROOM = 300        # px: a two-row map's rotated y title stays beside its plot, off the title
 
 
 def query_by_key(fig: go.Figure) -> go.Figure:
     """A (T queries, T keys) map's axes named: rows are queries, columns keys."""
     fig.update_yaxes(title=QUERY_AXIS)
     fig.update_xaxes(title=KEY_AXIS)
+    fig.update_layout(height=max(fig.layout.height or 0, QUERY_AXIS_ROOM))
     return fig
 
 

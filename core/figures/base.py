@@ -36,9 +36,31 @@ FONT = dict(size=14, family=FONT_FAMILY)
 
 
 def base_layout(fig: go.Figure, title: str, height: int = 360) -> go.Figure:
-    fig.update_layout(title=dict(text=title, x=0.0, xanchor="left", font=dict(family=FONT_FAMILY)),
+    # the title at the top of the figure, not in the middle of its top margin: a figure that makes room
+    # above its plot (slanted column labels on top) keeps its title off them
+    fig.update_layout(title=dict(text=title, x=0.0, xanchor="left", y=1.0, yref="container", yanchor="top",
+                                 pad=dict(t=14), font=dict(family=FONT_FAMILY)),
                       height=height, margin=dict(l=10, r=10, t=50, b=10), font=FONT)
+    _colour_bar_titles_beside(fig)
     return fig
+
+
+def id_axis(largest: float) -> dict:
+    """An axis of token ids up to `largest`: whole numbers only (a 5-row table's ids are not 0.5 apart),
+    about five ticks, thousands as "2k"."""
+    rough = max(1.0, float(largest) / 5)
+    step = 10 ** np.floor(np.log10(rough))
+    step = int(next(m * step for m in (1, 2, 5, 10) if m * step >= rough))
+    return dict(title="token id", tick0=0, dtick=step, tickformat="~s" if largest >= 10_000 else ",d")
+
+
+def _colour_bar_titles_beside(fig: go.Figure) -> None:
+    """A colour bar's title along its side: on top it printed over the bar's top tick label."""
+    for trace in fig.data:
+        for owner in (trace, getattr(trace, "marker", None)):
+            bar = getattr(owner, "colorbar", None) if owner is not None else None
+            if bar is not None and bar.title.text:
+                bar.title.side = "right"
 
 
 # Templates are written by the figure builders and never hold a visitor's text (a token goes in
@@ -195,6 +217,9 @@ def for_projector(fig: go.Figure) -> go.Figure:
                       zaxis=dict(tickfont=dict(size=size - 2)))
     fig.update_traces(textfont=dict(size=size - 2), selector=lambda trace: "textfont" in trace)
     fig.update_annotations(font=dict(size=size - 2))
+    if any(axis.side == "top" for axis in fig.select_xaxes()) and fig.layout.margin.t:
+        # slanted labels above the plot grow with their font: so does the room kept for them
+        fig.update_layout(margin=dict(t=int(fig.layout.margin.t * size / 12)))
     return fig
 
 

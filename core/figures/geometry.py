@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from core.figures.base import base_layout
+from core.figures.base import base_layout, id_axis
 from core.figures.labels import NARROW_PLOT_WIDTH, padded_range, place_labels, to_pixels
 from core.text import codepoints_note, format_number
 
@@ -245,7 +245,7 @@ def norm_by_id_figure(ids, norms, tokens, title: str, kinds=None, hover=None, hi
                                  name="searched", hovertext=[hover[i]], hoverinfo="text"))
         fig.add_annotation(x=ids[i], y=norms[i], text=str(tokens[i]), showarrow=True, arrowhead=0, ax=0, ay=-30,
                            bgcolor="rgba(255,255,255,0.88)", bordercolor="#facc15", font=dict(size=14, color="#111"))
-    fig.update_xaxes(title="token id")
+    fig.update_xaxes(**id_axis(float(np.max(ids)) if len(ids) else 1.0))
     fig.update_yaxes(title="‖E_id‖")
     fig.update_layout(legend=dict(orientation="h", y=-0.2))
     return base_layout(fig, title, 380)

@@ -14,9 +14,18 @@ def k_occurrence_histogram(counts: np.ndarray, k: int, title: str) -> go.Figure:
     fig = go.Figure(go.Bar(x=values, y=rows, marker_color="#4c78a8",
                            hovertemplate="N_k = %{x}: %{y} rows<extra></extra>"))
     fig.add_vline(x=k, line_dash="dot", line_color="#888")   # the mean N_k is exactly k
-    fig.update_xaxes(title_text=f"N_{k}: how many rows list this row among their {k} nearest")
-    fig.update_yaxes(title_text="rows", type="log")
+    fig.update_xaxes(title_text=f"N_{k}: how many rows list this row among their {k} nearest", tickformat=",d")
+    if len(values) <= LABELLED_BARS:                  # every N_k a whole number under its own bar
+        fig.update_xaxes(tickmode="array", tickvals=values.tolist())
+    if rows.max() > LOG_FROM_ROWS:                    # decades only: 2 … 9 between them printed over each other
+        fig.update_yaxes(title_text="rows (log)", type="log", dtick=1)
+    else:
+        fig.update_yaxes(title_text="rows", tickformat=",d", rangemode="tozero", dtick=max(1, int(np.ceil(rows.max() / 5))))
     return base_layout(fig, title, height=320)
+
+
+LABELLED_BARS = 12           # fewer distinct N_k than this: each one labelled under its bar
+LOG_FROM_ROWS = 20           # a count over this: the log axis keeps the hubs' short bars visible
 
 
 def score_histogram(scores: np.ndarray, title: str, trust: float | None) -> go.Figure:

@@ -15,7 +15,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from core.figures.base import base_layout
+from core.figures.base import base_layout, id_axis
 from core.figures.geometry import SEARCHED_MARKER
 
 BACKGROUND_POINTS = 600      # SVG points per panel: enough to show the cloud's shape, cheap to redraw
@@ -68,7 +68,8 @@ def searched_token_figure(background_plane: np.ndarray, background_ids, backgrou
                            font=dict(size=14, color="#111"), row=1, col=panel)
     fig.update_xaxes(title="PC1", constrain="domain", row=1, col=1)
     fig.update_yaxes(title="PC2", scaleanchor="x", scaleratio=1, constrain="domain", row=1, col=1)
-    fig.update_xaxes(title="token id", row=1, col=2)
+    ids = [float(p.token_id) for p in neighbours] + [float(searched.token_id)] + list(np.asarray(background_ids, dtype=np.float64))
+    fig.update_xaxes(**id_axis(max(ids)), row=1, col=2)
     fig.update_yaxes(title="‖E_id‖", row=1, col=2)
     fig.update_layout(legend=dict(orientation="h", y=-0.25))
     fig = base_layout(fig, title, height)

@@ -14,7 +14,7 @@ import numpy as np
 
 from core.attention import seed000_example
 from core.geometry import cosine
-from core.lessons.context_demo import permutation_check
+from core.lessons.context_demo import compare_contexts, permutation_check
 from core.tables import EmbeddingTable
 from core.toy_tables import LAB_LEARNING_RATE, LAB_OUTPUT_TOKENS, LAB_OUTPUT_WEIGHT
 from core.training.gradients import softmax_ce_step
@@ -199,4 +199,21 @@ def swap_without_positions(text: str) -> Callable[[EmbeddingTable], Reveal]:
                       f"position 1: [{after}].",
                       "Without position vectors attention sees a set of tokens, not a sequence: swapping "
                       "the inputs only swaps the output rows.")
+    return answer
+
+
+SAME_OUTPUT, OTHER_OUTPUT = "the same output", "a different output"
+
+
+def context_changes(first: str, second: str) -> Callable[[EmbeddingTable], Reveal]:
+    """The same token at the same last position of two sentences (seed's head, positions, causal mask):
+    does its attention output change with its neighbours? The context demo's ‖O₁ − O₂‖."""
+    def answer(table: EmbeddingTable) -> Reveal:
+        first_ids, second_ids = table.tokenize(first), table.tokenize(second)
+        comparison = compare_contexts(table, first_ids, second_ids)
+        right = SAME_OUTPUT if comparison.difference_norm == 0 else OTHER_OUTPUT
+        return Reveal(right, None, f"At position {comparison.position} the inputs (row + position vector) are equal: "
+                      f"{comparison.same_input}; ‖O₁ − O₂‖ = {comparison.difference_norm:.3f}.",
+                      "Attention mixes each position's value with its neighbours': the same row in a new "
+                      "sentence reads other rows, so its output changes — context enters here.")
     return answer

@@ -29,9 +29,10 @@ SEED_TOURS = {
                                      q.closer("α", "β", "γ", "distance"), choices=("β", "γ")),)),
         TourStep("attention", "Context enters through attention",
                  "Seed 000 §4: every unmasked score is 0 and the values are (2, 0) and (0, 4). The causal mask "
-                 "lets position 0 see only itself; position 1 sees both. Step through the example's A and O "
-                 "at the top of the page: how does position 1 share its weight?",
-                 _table("seed000", "γ α", keep_attn_seed000=True, keep_attn_seed000_step="A"), focus="seed000",
+                 "lets position 0 see only itself; position 1 sees both. At the top of the page, step from the "
+                 "example's scores through M to A and O: how does position 1 share its weight?",
+                 _table("seed000", "γ α", keep_attn_seed000=True, keep_attn_seed000_step="scores"),
+                 focus="seed000",
                  figure=fig.seed000_weights(),
                  questions=(Question("weight_1_0", "seed000", "In the seed's head, how much weight does position 1 "
                                      "put on position 0? (two decimals)", q.attention_weight(1, 0),
@@ -68,11 +69,13 @@ SEED_TOURS = {
         TourStep("attention", "Same token, different neighbours",
                  "In the context demo below, *zamek* sits at the same position after *kamienny* and after "
                  "*metalowy*: the same row and position vector go in, different outputs come out.",
-                 _table("seed001-lab", "oto kamienny zamek"),
-                 figure=fig.cosines_of("seed001-lab", ("zamek", "klucz", "kamienny")),
-                 questions=(Question("closer_zamek", "seed001-lab", "By cosine, which word is closer to zamek?",
-                                     q.closer("zamek", "klucz", "kamienny", "cosine"),
-                                     choices=("klucz", "kamienny")),)),
+                 _table("seed001-lab", "oto kamienny zamek", keep_attn_ctx_1="Oto kamienny zamek",
+                        keep_attn_ctx_2="oto metalowy zamek"),
+                 figure=fig.rows_of_text("seed001-lab", "oto kamienny zamek"),
+                 questions=(Question("context_zamek", "seed001-lab", "Is zamek's attention output after kamienny "
+                                     "the same as after metalowy?",
+                                     q.context_changes("oto kamienny zamek", "oto metalowy zamek"),
+                                     choices=(q.SAME_OUTPUT, q.OTHER_OUTPUT), holds_back=("context_output",)),)),
     )),
     "seed003": Tour("Seed 003 · where each word sits, and what a score is", (
         TourStep("geometry", "A score is a dot product",

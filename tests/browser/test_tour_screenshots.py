@@ -21,7 +21,22 @@ if os.environ.get("EMBEDDING_LENS_SCREENSHOTS") != "1":
 SHOT_SIZES = {"1920-present": {"width": 1920, "height": 1080}, "1366": {"width": 1366, "height": 768},
               "820": {"width": 820, "height": 1180}, "390": {"width": 390, "height": 844}}
 PAGE_HEIGHT_JS = "() => document.querySelector('[data-testid=\"stMain\"]').scrollHeight"
-MAX_PAGE_PX = 9000
+SCROLL_MAIN_JS = "(y) => document.querySelector('[data-testid=\"stMain\"]').scrollTo(0, y)"
+# A chart or table still loading shows Streamlit's grey skeleton: a capture waits for every one to draw.
+DRAWN_JS = "() => document.querySelectorAll('[data-testid=\"stSkeleton\"]').length === 0"
+MAX_PAGE_PX = 9000           # one capture's height; a longer page is saved in parts (-page.png, -page-2.png …)
+
+
+def save_whole_page(tab, viewport: dict, stem) -> None:
+    """The whole page, every figure drawn, in captures of at most MAX_PAGE_PX."""
+    total = tab.evaluate(PAGE_HEIGHT_JS) + 100
+    tab.set_viewport_size({"width": viewport["width"], "height": max(min(total, MAX_PAGE_PX), viewport["height"])})
+    wait_until_idle(tab, 0, timeout=120)
+    for part, top in enumerate(range(0, total, MAX_PAGE_PX), start=1):
+        tab.evaluate(SCROLL_MAIN_JS, top)
+        tab.wait_for_function(DRAWN_JS, timeout=120_000, polling=250)
+        tab.wait_for_timeout(800)
+        tab.screenshot(path=f"{stem}{'' if part == 1 else f'-{part}'}.png")
 
 
 @pytest.mark.parametrize("size", list(SHOT_SIZES))
@@ -39,10 +54,6 @@ def test_every_step_screenshot(browser, server, size):
                 wait_until_idle(tab, 0, timeout=300)
                 check_step(tab, name, index, "phone" if size == "390" else size, "its own link", shot=False)
                 tab.screenshot(path=str(folder / f"{name}-{index + 1}.png"))
-                tall = min(tab.evaluate(PAGE_HEIGHT_JS) + 100, MAX_PAGE_PX)
-                tab.set_viewport_size({"width": viewport["width"], "height": max(tall, viewport["height"])})
-                wait_until_idle(tab, 0, timeout=120)
-                tab.wait_for_timeout(800)
-                tab.screenshot(path=str(folder / f"{name}-{index + 1}-page.png"))
+                save_whole_page(tab, viewport, folder / f"{name}-{index + 1}-page")
             finally:
                 context.close()

@@ -116,3 +116,31 @@ def test_every_attempt_is_kept_for_the_notes():
     _answer(at, "seed004", "cosine_cat", "dog")                          # right
     assert at.session_state["tour_attempts"][("seed004", "cosine_cat")] == ["is", "dog"]
     assert at.session_state["tour_answers"][("seed004", "cosine_cat")] == "dog"
+
+
+def test_what_a_step_asks_is_not_written_beside_it():
+    """Found on the screenshots of every step (issue 31): seed 000's switch label stated A = [[1, 0], [½, ½]]
+    under 'how much weight does position 1 put on position 0?'; seed 003's caption said 'treats a row
+    permutation consistently' under 'what does cat's output become?'; seed 001's context demo printed
+    ‖O₁ − O₂‖ under 'is zamek's output the same?'. Each is said once the question is answered."""
+    weights = open_page("attention", tour="seed000", tstep="2")
+    assert_clean(weights)
+    assert not any("½" in t.label or "[[" in t.label for t in weights.toggle)
+    assert weights.radio(key="attn_seed000_step").value == "scores"          # the learner steps to A
+    swap = open_page("attention", tour="seed003", tstep="1")
+    assert not any("permutation consistently" in c for c in texts(swap.caption))
+    _answer(swap, "seed003", "swap_cat_dog", "different numbers")
+    assert any("permutation consistently" in c for c in texts(swap.caption))
+    context = open_page("attention", tour="seed001", tstep="2")
+    assert_clean(context)
+    assert not any("‖O₁ − O₂‖ =" in m for m in texts(context.markdown))
+    _answer(context, "seed001", "context_zamek", "the same output")
+    assert any("the answer is **a different output**" in s for s in texts(context.info))
+    assert any("‖O₁ − O₂‖ =" in m for m in texts(context.markdown))
+
+
+def test_rows_read_are_not_counted_before_the_question():
+    at = open_page("lookup", tour="seed001", tstep="1")
+    assert_clean(at)
+    said = " ".join(texts(at.markdown) + texts(at.info))
+    assert "is read at positions" not in said and "appears at positions" not in said

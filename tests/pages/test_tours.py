@@ -65,7 +65,7 @@ def test_an_unknown_tour_in_the_link_names_the_tours_there_are():
 
 
 def test_the_seed000_attention_step_shows_its_example_first():
-    """Step 3 narrates A = [[1, 0], [½, ½]]: the example opens at the top, not below a long page."""
+    """Step 3 asks about the seed's A: the example opens at the top, not below a long page."""
     at = open_page("home", tour="seed000", tstep="2")
     assert_clean(at)
     first_toggle = at.toggle[0]

@@ -170,3 +170,54 @@ def test_contribution_bars_print_sizes_a_learner_can_tell_apart():
     assert separating_digits(np.array([1.5, -0.25, 2.0])) == 2           # already apart: two decimals
     assert separating_digits(np.array([1.0, -1.0])) == 2                 # equal sizes stay equal
     assert separating_digits(np.array([1.00001, 1.00002])) == 4          # at most four
+
+
+def test_titles_stay_above_slanted_top_labels_and_colour_bar_titles_beside_their_bars():
+    """The logit-lens grid printed its slanted column labels over its title and 'p(top-1)' over the bar's
+    top tick when projected (issue 31, inside step 1 at 1920 presenting)."""
+    from types import SimpleNamespace
+
+    from core.figures.base import PROJECTOR_FONT, for_projector
+    from core.figures.models.inside import lens_grid
+
+    layers, T, k = 4, 3, 2
+    lens = SimpleNamespace(top_ids=np.zeros((layers, T, k), dtype=int), top_probs=np.full((layers, T, k), 0.4),
+                           target_probs=np.full((layers, T), 0.1), target_ranks=np.ones((layers, T)))
+    fig = lens_grid(lens, ["ĠTower", "ĠParis"], [0, 1, 0], "Top-1")
+    title = fig.layout.title
+    assert (title.yref, title.y, title.yanchor) == ("container", 1.0, "top")     # not mid-margin, on the labels
+    assert fig.data[0].colorbar.title.side == "right"
+    projected = for_projector(fig)
+    assert projected.layout.margin.t >= 150 * PROJECTOR_FONT / 12 - 1             # the labels' room grows with them
+
+
+def test_token_id_axes_tick_whole_ids():
+    from core.figures.base import id_axis
+    from core.figures.geometry import norm_by_id_figure
+
+    for largest in (4, 12, 99, 10_447, 49_151):
+        axis = id_axis(largest)
+        assert axis["dtick"] >= 1 and float(axis["dtick"]).is_integer() and largest / axis["dtick"] <= 10
+    fig = norm_by_id_figure(np.array([0, 1, 2, 3, 4]), np.ones(5), ["a", "b", "c", "d", "e"], "t")
+    assert fig.layout.xaxis.dtick == 1 and fig.layout.xaxis.tickformat == ",d"
+
+
+def test_k_occurrence_bars_of_a_small_table_read_whole_numbers():
+    """A 5-row table's one bar drew on a log axis with minor labels printed over each other, under
+    x ticks 3.6 … 4.4 (issue 31, seed 004 step 2)."""
+    from core.figures.map_quality import k_occurrence_histogram
+
+    small = k_occurrence_histogram(np.array([4, 4, 4, 4, 4]), 4, "t")
+    assert small.layout.yaxis.type != "log" and small.layout.yaxis.dtick == 1
+    assert list(small.layout.xaxis.tickvals) == [4]
+    counts = np.concatenate([np.full(500, 3), np.full(40, 8), [60]])
+    tail = k_occurrence_histogram(counts, 5, "t")
+    assert tail.layout.yaxis.type == "log" and tail.layout.yaxis.dtick == 1
+
+
+def test_byte_runs_are_explained():
+    from core.text import piece_marks_note
+
+    assert "bytes of one character" in piece_marks_note(["ĠâĢĵ", "Ġthe"])
+    assert "bytes of one character" not in (piece_marks_note(["Ġcafé", "Ġthe"]) or "")
+    assert piece_marks_note(["cat", "dog"]) is None

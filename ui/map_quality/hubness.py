@@ -124,7 +124,7 @@ def hubness_section(table, searched: list[int]) -> None:
             f"Skewness of N_{k}", "undefined" if np.isnan(found.skewness) else f"{found.skewness:+.2f}",
             help="Undefined when every row has the same N_k: a table this small lists every other row."))
     with c2:
-        asking.say("hub_skewness", lambda: st.metric(f"Slots held by the top 1 % ({found.top_rows:,} rows)",
+        asking.say("hub_skewness", lambda: st.metric(f"Slots held by the top 1 % ({found.top_rows:,} row{'s' if found.top_rows != 1 else ''})",
                                                      f"{found.top_share:.1%}"))
     with c3:
         asking.say("hub_largest", lambda: st.metric(f"Largest N_{k}", f"{int(found.counts.max()):,}"))
