@@ -52,7 +52,9 @@ def show_positions(T: int) -> np.ndarray | None:
         st.caption(f"{render.md(model.name)} itself uses rotary positions (RoPE): it rotates q and k instead of adding P; "
                    "see the Model attention page.")
     if kind == "none":
-        st.info("No positions: the head cannot tell word order (see the permutation demo).")
+        # what no positions does to word order is what the seed 003 tour asks: said once it is answered
+        st.info("No positions: the head gets no position vectors." if asking.pending("permutation") else
+                "No positions: the head cannot tell word order (see the permutation demo).")
         return None
     if kind == "learned":
         if T > model.position_table.shape[0]:

@@ -48,6 +48,7 @@ render.show_figure(indicator_histogram(score, found.threshold, score[references]
 st.subheader("The candidates")
 frame = hidden.candidate_frame(table, found.rows, score, references, hidden.stored_verification(model, found.rows))
 hidden.show_candidates(table, frame, found, kind)
+hidden.show_lookup(table, score, found)
 hidden.show_map(table, found.rows, references)
 hidden.show_verification(model, found.rows)
 st.info(hidden.CANNOT_SEE)

@@ -6,6 +6,7 @@ import streamlit as st
 
 from core.lessons.pipeline import comparison_rows
 from ui import render, state, tables, widgets, words
+from ui.lessons import asking
 from ui.narrow_table import narrow_table
 
 table = tables.active_table()
@@ -47,7 +48,8 @@ except ValueError as error:
     st.stop()
 # one row per representation (as a column per representation, two vectors of six numbers did not fit a
 # 1366 px screen); wrapping cells, one card per representation on a phone: no sideways scrolling
-comparison = pd.DataFrame(comparison_rows(stages_of_token)).set_index("Property").T
+comparison = pd.DataFrame(comparison_rows(stages_of_token, say_length=not asking.pending("one_hot_length")))
+comparison = comparison.set_index("Property").T
 comparison.index.name = "Representation"
 narrow_table(comparison, key="home_comparison")
 st.caption(f"Contextual vector here: {render.md(stages_of_token.contextual_source)}. "

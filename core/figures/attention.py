@@ -5,7 +5,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from core.attention import AttentionResult
-from core.figures.base import base_layout, matrix_heatmap
+from core.figures.base import base_layout, matrix_heatmap, top_margin
 
 
 def score_breakdown(result: AttentionResult, query: int, key: int) -> str:
@@ -93,7 +93,7 @@ def attention_mosaic(attentions: np.ndarray, title: str, first_layer: int = 0) -
                      showgrid=False)
     height = int(min(1600, max(360, layers * max(cell, 8) * 900 / max(heads * cell, 1))))
     fig = base_layout(fig, title, height)
-    fig.update_layout(margin=dict(t=90))  # room for the head labels above the maps
+    fig.update_layout(margin=dict(t=top_margin(fig, 90)))  # room for the head labels above the maps
     return fig
 
 

@@ -35,12 +35,43 @@ FONT_FAMILY = ('Arial, "Liberation Sans", Helvetica, "DejaVu Sans", "Noto Sans",
 FONT = dict(size=14, family=FONT_FAMILY)
 
 
+TITLE_LINE_CHARS = 46       # a title longer than this is cut on a phone's ~360 px plot: two lines
+TITLE_LINE_PX = 24
+
+
+def wrapped_title(title: str) -> str:
+    """A long title in two lines, broken at the separator (' · ', ': ', ' — ', ' (') nearest its middle,
+    else at the space nearest it, never inside brackets; a short one as it is."""
+    if len(title) <= TITLE_LINE_CHARS or "<br>" in title:
+        return title
+    depth, breaks = 0, []                                   # (is a separator, index where line 2 starts)
+    for i, char in enumerate(title):
+        depth += char in "([" and 1 or 0
+        if char == " " and depth == 0:
+            after, before = title[i + 1:i + 2], title[i - 1:i]
+            breaks.append((after in "·—(" or before == ":", i))
+        depth -= char in ")]" and 1 or 0
+    if not breaks:
+        return title
+    middle = len(title) / 2
+    best = min(breaks, key=lambda b: (not b[0] or abs(b[1] - middle) > middle / 2, abs(b[1] - middle)))[1]
+    return title[:best].rstrip() + "<br>" + title[best + 1:].lstrip()
+
+
+def top_margin(fig: go.Figure, px: int) -> int:
+    """A top margin of `px` below the title's first line: a wrapped title's second line adds its own."""
+    text = fig.layout.title.text or ""
+    return px + TITLE_LINE_PX * text.count("<br>")
+
+
 def base_layout(fig: go.Figure, title: str, height: int = 360) -> go.Figure:
     # the title at the top of the figure, not in the middle of its top margin: a figure that makes room
     # above its plot (slanted column labels on top) keeps its title off them
+    title = wrapped_title(title)
     fig.update_layout(title=dict(text=title, x=0.0, xanchor="left", y=1.0, yref="container", yanchor="top",
                                  pad=dict(t=14), font=dict(family=FONT_FAMILY)),
-                      height=height, margin=dict(l=10, r=10, t=50, b=10), font=FONT)
+                      height=height + TITLE_LINE_PX * title.count("<br>"),
+                      margin=dict(l=10, r=10, t=50 + TITLE_LINE_PX * title.count("<br>"), b=10), font=FONT)
     _colour_bar_titles_beside(fig)
     return fig
 

@@ -16,15 +16,20 @@ def rule_bars(labels: list[str], before: np.ndarray, after: np.ndarray, kept: np
     lowest kept probability as a dashed line."""
     before, after = np.asarray(before, np.float64), np.asarray(after, np.float64)
     fig = go.Figure()
+    # one number per token (after the rule) over its pair of bars: two side by side ran together
     fig.add_trace(go.Bar(x=labels, y=before, name="before", marker_color=["#93c5fd" if k else "#cbd5e1" for k in kept],
-                         text=[format_number(v, 3) for v in before], textposition="outside", cliponaxis=False))
+                         customdata=[format_number(v, 4) for v in before],
+                         hovertemplate="%{x}: p = %{customdata} before<extra></extra>"))
     fig.add_trace(go.Bar(x=labels, y=after, name="after (renormalised)", marker_color="#2563eb",
-                         text=[format_number(v, 3) for v in after], textposition="outside", cliponaxis=False))
-    if cutoff is not None:
-        fig.add_hline(y=cutoff, line_dash="dash", line_color="#dc2626",
-                      annotation_text=f"cut-off {format_number(cutoff, 4)}", annotation_position="top right")
+                         text=[format_number(v, 3) for v in after], textposition="outside", cliponaxis=False,
+                         hovertemplate="%{x}: p = %{y:.4f} after<extra></extra>"))
+    if cutoff is not None and len(labels):
+        # a legend entry, not a note on the line: the note printed over the last bar's number
+        fig.add_trace(go.Scatter(x=[labels[0], labels[-1]], y=[cutoff, cutoff], mode="lines", hoverinfo="skip",
+                                 line=dict(dash="dash", color="#dc2626"), name=f"cut-off {format_number(cutoff, 4)}"))
     fig.update_layout(barmode="group", legend=dict(orientation="h", y=-0.25))
-    fig.update_yaxes(title="probability")
+    fig.update_xaxes(automargin=True)
+    fig.update_yaxes(title="probability", automargin=True)
     return base_layout(fig, title, 380)
 
 

@@ -46,8 +46,11 @@ def pca_scatter(coords: np.ndarray, tokens, ids, title: str, colour_values=None,
                                   dict(color=KIND_COLOURS.get(kind, "#64748b")), kind,
                                   customdata=members.tolist()))
     else:
-        marker = dict(color=colour_values, colorscale="Viridis", showscale=colour_values is not None,
-                      colorbar=dict(title=dict(text=colour_title), thickness=12))
+        bar = dict(title=dict(text=colour_title), thickness=12)
+        if colour_title == "id" and colour_values is not None and len(colour_values):
+            whole = id_axis(float(np.max(colour_values)))       # ids are whole numbers
+            bar.update(tick0=0, dtick=whole["dtick"], tickformat=whole["tickformat"])
+        marker = dict(color=colour_values, colorscale="Viridis", showscale=colour_values is not None, colorbar=bar)
         traces.append(_points(coords, hover, three_d, marker, "tokens", customdata=list(range(len(coords)))))
     # Thousands of points: plotly's per-element validation would dominate the page's rerun.
     fig = go.Figure(data=traces, _validate=False)
@@ -220,7 +223,9 @@ def id_gap_scatter(sample_gaps, sample_cosines, chosen_gaps, chosen_cosines, cho
             fig.add_annotation(x=x, y=y, text=text, showarrow=True, arrowhead=0, arrowwidth=1, arrowcolor="#475569",
                                ax=ax, ay=ay, bgcolor="rgba(255,255,255,0.88)", bordercolor=colour, borderpad=2,
                                font=dict(size=14, color="#111"))
-    fig.update_xaxes(title="ID gap |id_a − id_b|", range=x_range)
+    whole = id_axis(widest)                    # gaps are whole numbers: no 0.2 steps on a tiny table
+    fig.update_xaxes(title="ID gap |id_a − id_b|", range=x_range, tick0=0, dtick=whole["dtick"],
+                     tickformat=whole["tickformat"])
     fig.update_yaxes(title="cosine similarity", range=y_range)
     fig.update_layout(legend=dict(orientation="h", y=-0.2))
     return base_layout(fig, title, 420)

@@ -28,7 +28,7 @@ def indicator_histogram(scores: np.ndarray, threshold: float, reference_scores: 
                                  hovertemplate="%{y} tokens near %{x:.3g}<extra></extra>"))
     fig.add_vline(x=threshold, line=dict(color=THRESHOLD_COLOUR, width=3, dash="dash"))
     fig.add_annotation(x=threshold, y=1, yref="paper", text="candidates ←", showarrow=False, xanchor="right",
-                       yanchor="bottom", font=dict(color="#92400e"))
+                       yanchor="top", font=dict(color="#92400e"))      # inside the plot: above it, the title
     fig.update_layout(barmode="overlay", legend=dict(orientation="h", y=-0.25))
     fig.update_xaxes(title=x_title)
     fig.update_yaxes(title="tokens", type="log", dtick=1)          # powers of ten only: no small minor labels

@@ -15,7 +15,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from core.figures.base import base_layout, id_axis
+from core.figures.base import base_layout, id_axis, top_margin
 from core.figures.geometry import SEARCHED_MARKER
 
 BACKGROUND_POINTS = 600      # SVG points per panel: enough to show the cloud's shape, cheap to redraw
@@ -73,5 +73,5 @@ def searched_token_figure(background_plane: np.ndarray, background_ids, backgrou
     fig.update_yaxes(title="‖E_id‖", row=1, col=2)
     fig.update_layout(legend=dict(orientation="h", y=-0.25))
     fig = base_layout(fig, title, height)
-    fig.update_layout(margin=dict(l=10, r=10, t=80, b=10))    # room for the panels' own titles
+    fig.update_layout(margin=dict(l=10, r=10, t=top_margin(fig, 80), b=10))    # room for the panels' own titles
     return fig

@@ -118,7 +118,7 @@ def find_references(tokens, weight: np.ndarray, byte_level: bool, table_name: st
         rows.update(identical.tolist())
         reasons.append(f"{len(identical)} rows that share one exact vector with at least "
                        f"{MIN_IDENTICAL_ROWS - 1} others (training never told them apart)"
-                       + (f", {len(more)} of them not listed above" if len(more) < len(identical) else ""))
+                       + (f", {len(more)} of them not among the tokens counted before" if len(more) < len(identical) else ""))
     return References(np.array(sorted(rows), dtype=np.int64), tuple(reasons))
 
 

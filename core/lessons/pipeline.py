@@ -45,14 +45,15 @@ def one_hot_text(row: int, vocab_size: int) -> str:
     return f"1 at position {row:,} of {vocab_size:,}, 0 elsewhere"
 
 
-def comparison_rows(stages: TokenStages) -> dict[str, list[str]]:
-    """The seed 004 comparison table, with this token's live values as the first row."""
+def comparison_rows(stages: TokenStages, say_length: bool = True) -> dict[str, list[str]]:
+    """The seed 004 comparison table, with this token's live values as the first row (`say_length`:
+    the one-hot's length V written out; False while a tour question asks for it)."""
     return {
         "Property": ["This token's value", "Type", "Learned?", "Depends on neighbours?",
                      "Similar tokens close together?", "Where it appears"],
         "Token ID": [str(stages.token_id), "Integer", "No (fixed by vocabulary)", "No", "No",
                      "Tokenizer output"],
-        "One-hot": [one_hot_text(stages.row, stages.vocab_size), f"Sparse vector, length V = {stages.vocab_size:,}",
+        "One-hot": [one_hot_text(stages.row, stages.vocab_size), "Sparse vector, length V" + (f" = {stages.vocab_size:,}" if say_length else ""),
                     "No", "No", "No (all equally far apart)", "Conceptual / math view"],
         "Token embedding": [short_vector(stages.embedding), f"Dense vector, length d = {len(stages.embedding)}",
                             "Yes (rows of E)", "No", "Can be, after training", "Transformer input"],

@@ -52,7 +52,7 @@ def first_top3_layer(name: str, text: str, word: str):
 
 def _build():
     return Tour("From vectors to words · sampling and the layer where a word is decided (SmolLM2)", (
-        TourStep("generate", "Temperature sharpens, never reorders",
+        TourStep("generate", "Temperature, top-k, top-p, min-p",
                  "The model's next-token distribution after the prompt, then temperature, top-k, top-p and min-p "
                  "applied in turn. Set **T** low and watch the first bars.",
                  {"keep_table": "smollm2", "keep_gen_section": "sampling", "keep_gen_prompt": PROMPT},

@@ -38,12 +38,12 @@ SEED_TOURS = {
                                      "put on position 0? (two decimals)", q.attention_weight(1, 0),
                                      tolerance=0.005, decimals=2),)),
         TourStep("", "Four views of one token",
-                 "The id, the one-hot vector, the embedding row and the contextual vector of the same token, "
-                 "side by side: only the last depends on its neighbours.",
-                 _table("seed000", "γ α"),
+                 "The id, the one-hot vector, the embedding row and the contextual vector of the same token "
+                 "(α, the last of *γ α*), side by side: only the last depends on its neighbours.",
+                 _table("seed000", "γ α", keep_home_position=1),
                  figure=fig.rows_of_text("seed000", "γ α"),
-                 questions=(Question("one_hot_gamma", "seed000", "How many entries has the one-hot vector of γ?",
-                                     q.one_hot_length("γ")),)),
+                 questions=(Question("one_hot_alpha", "seed000", "How many entries has the one-hot vector of α?",
+                                     q.one_hot_length("α"), holds_back=("one_hot_length",)),)),
     )),
     "seed001": Tour("Seed 001 · the gradient moves the rows it touched", (
         TourStep("training", "One step, one row",
@@ -68,7 +68,7 @@ SEED_TOURS = {
                                      holds_back=("repeats",)))),
         TourStep("attention", "Same token, different neighbours",
                  "In the context demo below, *zamek* sits at the same position after *kamienny* and after "
-                 "*metalowy*: the same row and position vector go in, different outputs come out.",
+                 "*metalowy*: the same row and the same position vector go in. Compare what comes out.",
                  _table("seed001-lab", "oto kamienny zamek", keep_attn_ctx_1="Oto kamienny zamek",
                         keep_attn_ctx_2="oto metalowy zamek"),
                  figure=fig.rows_of_text("seed001-lab", "oto kamienny zamek"),
@@ -80,14 +80,15 @@ SEED_TOURS = {
     "seed003": Tour("Seed 003 · where each word sits, and what a score is", (
         TourStep("geometry", "A score is a dot product",
                  "For **h = (2, 1)** and **w = (3, −1)**, the score is **h · w = 6 − 1 = 5**: one number, not a "
-                 "probability. Cosine compares their directions only.",
-                 _table("seed003", "cat dog", keep_geo_preset_h_w=True),
+                 "probability. Cosine compares their directions only. Under *Vectors as arrows*, the table lists "
+                 "every pair of the chosen rows (the *Seed 003 preset* switch draws h and w).",
+                 _table("seed003", "cat dog", keep_geo_preset_h_w=False),
                  figure=fig.cosines_of("seed003", ("cat", "dog")),
                  questions=(Question("dot_cat_dog", "seed003", "What is cat · dog? (two decimals)",
                                      q.dot_product("cat", "dog"), tolerance=0.005, decimals=2),
                             Question("larger_dot_cat", "seed003", "Which has the larger dot product with cat?",
                                      q.larger_dot("cat", "cat", "dog"), choices=("cat", "dog")))),
-        TourStep("attention", "Without positions, order is invisible",
+        TourStep("attention", "Swap two tokens, with and without positions",
                  "Swap two tokens and compare self-attention's output before and after, first with no position "
                  "vectors, then with them: what happens to each token's output row?",
                  _table("seed003", "cat dog", keep_attn_positions="none"),
@@ -98,8 +99,8 @@ SEED_TOURS = {
     )),
     "seed004": Tour("Seed 004 · an id is an address", (
         TourStep("lookup", "Ids are call numbers",
-                 "*The cat is sleeping* becomes four ids: they select four rows of E, a **4 × 4** matrix "
-                 "(sequence length × embedding width). Read each token's id in *Table 1 — vocabulary*.",
+                 "*The cat is sleeping* becomes four ids: they select four rows of E, stacked into X, a **4 × 4** "
+                 "matrix (sequence length × embedding width). Read each token's id in *Table 1 — vocabulary*.",
                  _table("seed004", "The cat is sleeping"),
                  figure=fig.rows_of_text("seed004", "The cat is sleeping"),
                  questions=(Question("id_sleeping", "seed004", "Which id does sleeping get?",
@@ -128,6 +129,7 @@ ABLATION_TEXT = "The cat is sleeping on the mat"
 WHY_TEXT = "The Eiffel Tower is located in the city of"                # the Why page's default texts
 SKIP_TEXT = "The Eiffel Tower is located in the city of Paris, the capital of France."
 YES_NO = (vq.YES, vq.NO)
+UNDER_TRAINED_LOOKUP = "##犬 dog the cat"   # the Hidden step's questions' tokens, looked up on its page
 ISLAND_TOKENS = "0 5 9"                 # the Islands step maps these tokens' neighbourhoods
 ISLAND_NEIGHBOURS = 300                # ... each one's nearest rows: ~500 points to map
 ISLAND_CLUSTERS = ("digits",)          # the clusters its narration asks for (tests/unit/test_clusters.py)
@@ -190,8 +192,9 @@ VIEW_TOURS = {
     "hidden": Tour("Hidden in the table · under-trained tokens, anisotropy and clusters", (
         TourStep("hidden", "Rows training hardly moved",
                  "MiniLM's vocabulary holds pieces of scripts its training text barely had. Their rows stayed "
-                 "near where they started, close to the rows known to be unused: the histogram's low tail.",
-                 _table("minilm"),
+                 "near where they started, close to the rows known to be unused: the histogram's low tail. "
+                 "Under *The candidates*, look up a few tokens and read where each one ranks.",
+                 _table("minilm", keep_hid_lookup=UNDER_TRAINED_LOOKUP),
                  figure=fig.under_trained_histogram("minilm"),
                  questions=(_view("undertrained_pair", "minilm", "Which of these two tokens does the indicator "
                                   "find more under-trained?", vq.under_trained_of("minilm", "##犬", "dog"),
@@ -250,11 +253,11 @@ VIEW_TOURS = {
                  "model moves what it knows about the subject to the place that predicts.",
                  _table("smollm2", keep_why_method="patching")),
         TourStep("why", "A few huge numbers",
-                 "Massive activations (Sun et al. 2024): a handful of values in the residual stream, at the first "
-                 "token, thousands of times larger than their neighbours, appear at one layer and stay. Compare "
-                 "the grid with the attention-sink bars beside it, then set those values to zero and to their "
-                 "mean (*Set them to zero, or to their mean*): the mean leaves the loss as it was, zero breaks "
-                 "the model.",
+                 "Massive activations (Sun et al. 2024): a handful of values in the residual stream, hundreds to "
+                 "thousands of times the median of their vector, mostly at the first token. In the grid, find the "
+                 "layer where they appear and the positions that carry them; compare with the attention-sink bars "
+                 "beside it, then set those values to zero and to their mean (*Set them to zero, or to their "
+                 "mean*): the mean leaves the loss as it was, zero breaks the model.",
                  _table("smollm2", keep_why_method="massive")),
     )),
     "context": tour_context.TOUR,

@@ -59,7 +59,7 @@ def test_home_table_and_lookup_counts_fit(server, browser, size, present):
 
 MARK_PLOTS_JS = "() => document.querySelectorAll('.js-plotly-plot').forEach(g => { g.__beforeSearch = true; })"
 TITLES_KEPT_JS = """() => [...document.querySelectorAll('.js-plotly-plot')].map(g =>
-  [((g.layout && g.layout.title && g.layout.title.text) || '').replace(/<[^>]*>/g, ''), g.__beforeSearch === true])"""
+  [((g.layout && g.layout.title && g.layout.title.text) || '').replace(/<br>/g, ' ').replace(/<[^>]*>/g, ''), g.__beforeSearch === true])"""
 
 
 def test_a_token_search_leaves_the_big_plots_mounted(server, page):

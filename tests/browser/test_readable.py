@@ -23,7 +23,7 @@ PICKER_JS = """() => {
   return {text: input.value, width: context.measureText(input.value).width, room}; }"""
 FIGURE_FONTS_JS = """() => [...document.querySelectorAll('.js-plotly-plot')].map(g => {
   const texts = [...g.querySelectorAll('text')].filter(t => t.textContent.trim());
-  return {title: (g.layout && g.layout.title && g.layout.title.text) || '',
+  return {title: ((g.layout && g.layout.title && g.layout.title.text) || '').replace(/<br>/g, ' '),
           smallest: Math.min(...texts.map(t => parseFloat(getComputedStyle(t).fontSize))),
           cells: g.querySelectorAll('.heatmaplayer text').length,
           ticks: [...g.querySelectorAll('.y2tick text')].map(t => t.textContent)}; })"""
@@ -74,7 +74,7 @@ LABEL_OVERLAPS_JS = """() => [...document.querySelectorAll('.js-plotly-plot')].m
   const meet = [];
   boxes.forEach((a, i) => boxes.slice(i + 1).forEach(b => {
     if (a.x0 < b.x1 - 1 && b.x0 < a.x1 - 1 && a.y0 < b.y1 - 1 && b.y0 < a.y1 - 1) meet.push([a.text, b.text]); }));
-  return {title: (g.layout && g.layout.title && g.layout.title.text) || '', labels: boxes.length, meet}; })"""
+  return {title: ((g.layout && g.layout.title && g.layout.title.text) || '').replace(/<br>/g, ' '), labels: boxes.length, meet}; })"""
 
 
 @pytest.mark.parametrize("path, plots", [

@@ -74,7 +74,7 @@ def test_no_stale_cache_after_editing_a_large_table():
     at.run()
 
     def shown():
-        title = figure(at, 0)["layout"]["title"]["text"]
+        title = figure(at, 0)["layout"]["title"]["text"].replace("<br>", " ")
         frame = next(d.value for d in at.dataframe if {"token", "cosine"} <= set(d.value.columns))   # the neighbours
         return title, list(frame["token"])
 

@@ -108,7 +108,7 @@ def test_the_mask_defaults_to_what_the_model_does():
 def test_the_permutation_demo_shows_o_before_and_after_rows_aligned():
     at = open_page("attention", table="seed004", text="The cat is sleeping")
     assert_clean(at)
-    titles = [figure(at, i)["layout"]["title"]["text"] for i in range(len(at.get("plotly_chart")))]
+    titles = [figure(at, i)["layout"]["title"]["text"].replace("<br>", " ") for i in range(len(at.get("plotly_chart")))]
     before = [i for i, t in enumerate(titles) if t.startswith("O before the swap")]
     after = [i for i, t in enumerate(titles) if t.startswith("O after the swap")]
     assert len(before) == len(after) == 2

@@ -9,7 +9,7 @@ def test_bank_on_minilm_shows_measures_map_and_best_layer():
     at = open_page("context")
     assert_clean(at)
     assert any("whole sentence" in i for i in texts(at.info))
-    titles = [figure(at, i)["layout"]["title"]["text"] for i in range(len(at.get("plotly_chart")))]
+    titles = [figure(at, i)["layout"]["title"]["text"].replace("<br>", " ") for i in range(len(at.get("plotly_chart")))]
     assert any("per layer" in t for t in titles) and any("PCA" in t for t in titles)
     separation = plotly_array(figure(at, 1)["data"][0]["y"])
     best = int(np.nanargmax(separation))
@@ -17,7 +17,7 @@ def test_bank_on_minilm_shows_measures_map_and_best_layer():
     assert at.slider(key="ctx_layer").value == best
     at.slider(key="ctx_layer").set_value(0).run()
     assert_clean(at)
-    assert "layer 0" in figure(at, 2)["layout"]["title"]["text"]
+    assert "layer 0" in figure(at, 2)["layout"]["title"]["text"].replace("<br>", " ")
 
 
 def test_own_sentences_missing_the_word_give_a_message_not_a_traceback():
@@ -31,7 +31,7 @@ def test_own_sentences_missing_the_word_give_a_message_not_a_traceback():
     at.text_area[0].input("river: the bank was wet\nriver: a grassy bank\nmoney: the bank was shut\nmoney: a bank loan")
     at.button[0].click().run()
     assert_clean(at)
-    assert any("PCA of its 4 vectors" in figure(at, i)["layout"]["title"]["text"]
+    assert any("PCA of its 4 vectors" in figure(at, i)["layout"]["title"]["text"].replace("<br>", " ")
                for i in range(len(at.get("plotly_chart"))))
 
 
@@ -54,7 +54,7 @@ def test_induction_says_causal_only_for_minilm_and_runs_on_smollm2_behind_a_butt
 def test_positions_show_minilms_learned_table_beside_the_sinusoidal_one():
     at = open_page("context")
     assert_clean(at)
-    titles = [figure(at, i)["layout"]["title"]["text"] for i in range(len(at.get("plotly_chart")))]
+    titles = [figure(at, i)["layout"]["title"]["text"].replace("<br>", " ") for i in range(len(at.get("plotly_chart")))]
     assert "learned: PCA of the positions" in titles and "sinusoidal: PCA of the positions" in titles
     norms = figure(at, titles.index("Norm of each position's row"))
     assert len(plotly_array(norms["data"][0]["y"])) == 128
@@ -67,9 +67,9 @@ def test_choosing_smollm2_starts_no_work_until_its_button_and_the_link_keeps_the
     assert_clean(at)
     assert at.radio(key="ctx_model").value == "smollm2" and at.radio(key="ctx_set").value == "bat"
     assert at.query_params["cmodel"] == "smollm2" and at.query_params["cset"] == "bat"
-    titles = [figure(at, i)["layout"]["title"]["text"] for i in range(len(at.get("plotly_chart")))]
+    titles = [figure(at, i)["layout"]["title"]["text"].replace("<br>", " ") for i in range(len(at.get("plotly_chart")))]
     assert not any("per layer" in t for t in titles)
     at.button(key="ctx_measure").click().run()
     assert_clean(at)
-    titles = [figure(at, i)["layout"]["title"]["text"] for i in range(len(at.get("plotly_chart")))]
+    titles = [figure(at, i)["layout"]["title"]["text"].replace("<br>", " ") for i in range(len(at.get("plotly_chart")))]
     assert any("'bat'" in t and "per layer" in t for t in titles)

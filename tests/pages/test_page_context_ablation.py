@@ -6,7 +6,7 @@ from helpers import assert_clean, figure, open_page, plotly_array, texts
 
 
 def titles_of(at) -> list[str]:
-    return [figure(at, i)["layout"]["title"]["text"] for i in range(len(at.get("plotly_chart")))]
+    return [figure(at, i)["layout"]["title"]["text"].replace("<br>", " ") for i in range(len(at.get("plotly_chart")))]
 
 
 def test_switching_off_the_top_heads_waits_for_its_button_and_shows_the_rise_against_controls():

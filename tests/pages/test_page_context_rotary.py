@@ -7,7 +7,7 @@ from helpers import assert_clean, figure, open_page, plotly_array, texts
 
 
 def titles_of(at) -> list[str]:
-    return [figure(at, i)["layout"]["title"]["text"] for i in range(len(at.get("plotly_chart")))]
+    return [figure(at, i)["layout"]["title"]["text"].replace("<br>", " ") for i in range(len(at.get("plotly_chart")))]
 
 
 def test_rotary_bands_show_on_smollm2_and_follow_the_layer_and_head_of_the_link():

@@ -52,7 +52,7 @@ def test_the_commitment_strip_shows_the_lens_first_layers():
     ids = tuple(model.encode(text))
     strip = commitment(cached.model_lens("smollm2", ids), ids)
     frame = at.dataframe[0].value
-    assert list(frame.loc["top-1 from layer"]) == ["—" if v < 0 else str(v) for v in strip.top1]
+    assert list(frame["top-1 from layer"]) == ["—" if v < 0 else str(v) for v in strip.top1]
 
 
 def test_steering_behind_a_button_then_side_by_side():

@@ -16,7 +16,7 @@ def metric(at, label: str) -> str:
 def figure_titled(at, words: str) -> dict:
     """The page's first figure whose title has these words."""
     return next(f for f in (figure(at, i) for i in range(len(at.get("plotly_chart"))))
-                if words in f["layout"]["title"]["text"])
+                if words in f["layout"]["title"]["text"].replace("<br>", " "))
 
 
 def candidates_frame(at) -> pd.DataFrame:
@@ -85,7 +85,7 @@ def test_smollm2_verification_runs_and_fills_the_table():
     verified = frame[frame["verified (p < 0.01)"] == "yes"]["token"].tolist()
     assert verified == [first_ordinary]          # the special tokens above it are not asked
     bars = figure_titled(at, "verified")
-    assert "1 of 1 verified" in bars["layout"]["title"]["text"]
+    assert "1 of 1 verified" in bars["layout"]["title"]["text"].replace("<br>", " ")
 
 
 def test_smollm2_anisotropy_and_standardised_neighbours():
@@ -258,9 +258,9 @@ def test_verification_starts_only_on_its_button_in_the_line_and_is_shared(monkey
     at.button(key="hid_verify").click().run()
     assert_clean(at)
     assert len(calls) == 1 and len(calls[0]) == 3 and lines == ["the verification of 3 candidates"]
-    assert "of 3 verified" in figure_titled(at, "verified")["layout"]["title"]["text"]
+    assert "of 3 verified" in figure_titled(at, "verified")["layout"]["title"]["text"].replace("<br>", " ")
     other = open_page("hidden", table="smollm2", nver="3")
     assert_clean(other)
     assert not any(b.key == "hid_verify" for b in other.button) and len(calls) == 1
-    assert "of 3 verified" in figure_titled(other, "verified")["layout"]["title"]["text"]
+    assert "of 3 verified" in figure_titled(other, "verified")["layout"]["title"]["text"].replace("<br>", " ")
     assert "max p (repeat)" in candidates_frame(other).columns

@@ -83,15 +83,15 @@ def test_per_point_faithfulness_of_a_pca_map_among_the_mapped_points():
     kept = brute_kept(np.asarray(table.weight, dtype=np.float64), points, coords, points, 10)
     worst = frame_with(at, "worst kept")
     assert [float(v.rstrip("%")) / 100 for v in worst["kept"]] == pytest_approx(np.sort(kept)[:20])
-    assert f"mean {kept.mean():.3f}" in " ".join(figure(at, i)["layout"]["title"]["text"]
+    assert f"mean {kept.mean():.3f}" in " ".join(figure(at, i)["layout"]["title"]["text"].replace("<br>", " ")
                                                   for i in range(len(at.get("plotly_chart"))))
     hist = next(figure(at, i) for i in range(len(at.get("plotly_chart")))
-                if "Kept share" in figure(at, i)["layout"]["title"]["text"])
-    assert f"mean {kept.mean():.3f}" in hist["layout"]["title"]["text"]
+                if "Kept share" in figure(at, i)["layout"]["title"]["text"].replace("<br>", " "))
+    assert f"mean {kept.mean():.3f}" in hist["layout"]["title"]["text"].replace("<br>", " ")
     at.radio(key="maps_faith_show").set_value("token").run()
     assert_clean(at)
     lines = next(figure(at, i) for i in range(len(at.get("plotly_chart")))
-                 if "true neighbours, kept" in figure(at, i)["layout"]["title"]["text"])
+                 if "true neighbours, kept" in figure(at, i)["layout"]["title"]["text"].replace("<br>", " "))
     assert any(t.get("name") == "to its true neighbours" for t in lines["data"])
 
 
@@ -146,7 +146,7 @@ def test_colour_by_faithfulness_is_the_cluster_map_itself():
     points, coords = pca_points(table, at)
     kept = brute_kept(np.asarray(table.weight, dtype=np.float64), points, coords, points, 10)
     maps = [figure(at, i) for i in range(len(at.get("plotly_chart")))
-            if "colour: kept share" in figure(at, i)["layout"]["title"]["text"]]
+            if "colour: kept share" in figure(at, i)["layout"]["title"]["text"].replace("<br>", " ")]
     assert len(maps) == 1
     from helpers import plotly_array
 
@@ -155,5 +155,5 @@ def test_colour_by_faithfulness_is_the_cluster_map_itself():
     assert "maps_faith_map" not in [c.proto.id for c in at.get("plotly_chart")]     # no second coloured map
     at.radio(key="maps_colour").set_value("cluster").run()
     assert_clean(at)
-    assert not any("colour: kept share" in figure(at, i)["layout"]["title"]["text"]
+    assert not any("colour: kept share" in figure(at, i)["layout"]["title"]["text"].replace("<br>", " ")
                    for i in range(len(at.get("plotly_chart"))))

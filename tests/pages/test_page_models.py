@@ -73,7 +73,7 @@ def test_a_layer_range_from_the_url_and_the_sink_left_out():
     assert_clean(at)
     grid = figure(at, 0)
     assert grid["layout"]["yaxis"]["ticktext"] == [f"L{layer}" for layer in range(20, 30)]
-    assert "first key left out" in grid["layout"]["title"]["text"]
+    assert "first key left out" in grid["layout"]["title"]["text"].replace("<br>", " ")
     heads = figure(at, 2)
     assert heads["data"][0]["y"] == [f"L{layer}" for layer in range(20, 30)]
     assert at.slider(key="models_layers").value == (20, 29)
@@ -92,7 +92,7 @@ def test_head_summaries_can_be_coloured_by_each_metric():
 def test_lens_and_ablation_on_a_causal_model():
     at = open_page("models", table="smollm2", text="The capital of France is Paris")
     assert_clean(at)
-    titles = [figure(at, i)["layout"]["title"]["text"] for i in range(len(at.get("plotly_chart")))]
+    titles = [figure(at, i)["layout"]["title"]["text"].replace("<br>", " ") for i in range(len(at.get("plotly_chart")))]
     assert any(t.startswith("Top-1 next token after each layer") for t in titles)
     assert any("after position 4" in t and "Paris" in t for t in titles)
     at.number_input(key="models_ablate_layer").set_value(0).run()
@@ -107,7 +107,7 @@ def test_ranking_every_head_shows_a_grid_once_computed():
     at = open_page("models", table="smollm2", text="A short text to rank")
     at.button(key="models_rank_heads").click().run()
     assert_clean(at)
-    titles = [figure(at, i)["layout"]["title"]["text"] for i in range(len(at.get("plotly_chart")))]
+    titles = [figure(at, i)["layout"]["title"]["text"].replace("<br>", " ") for i in range(len(at.get("plotly_chart")))]
     assert any(t.startswith("Rise of the text's loss") for t in titles)
     grid = figure(at, next(i for i, t in enumerate(titles) if t.startswith("Rise of the text's loss")))
     rises = plotly_array(grid["data"][0]["z"])                                  # (L, H) as drawn

@@ -22,7 +22,7 @@ def open_slow(page: str, **query):
 
 
 def titles(at) -> list[str]:
-    return [figure(at, i)["layout"]["title"]["text"] for i in range(len(at.get("plotly_chart")))]
+    return [figure(at, i)["layout"]["title"]["text"].replace("<br>", " ") for i in range(len(at.get("plotly_chart")))]
 
 
 def offered(at, key: str) -> None:
@@ -85,20 +85,20 @@ def test_patching_a_pair_from_a_link_shares_its_grid():
     at.button(key="why_patch_heads_run").click().run()       # choosing a layer never starts its heads' patching
     assert_clean(at)
     grid = figure(at, 0)
-    assert "'ĠParis' vs 'ĠRome'" in grid["layout"]["title"]["text"]
+    assert "'ĠParis' vs 'ĠRome'" in grid["layout"]["title"]["text"].replace("<br>", " ")
     shown = plotly_array(grid["data"][0]["z"]).astype(float)
     assert shown.shape == (30, 5)                         # core's grid is checked in tests/unit/test_patching.py
     np.testing.assert_allclose(shown[:, :3], 0.0, atol=1e-4)           # the same tokens and past: nothing changes
     assert abs(shown[0, 3] - 1.0) < 1e-4                               # France at layer 0: the clean run
     heads = plotly_array(figure(at, 1)["data"][0]["z"]).astype(float)   # layer 29's heads by default
-    assert heads.shape == (9, 5) and "Heads of layer 29" in figure(at, 1)["layout"]["title"]["text"]
+    assert heads.shape == (9, 5) and "Heads of layer 29" in figure(at, 1)["layout"]["title"]["text"].replace("<br>", " ")
     np.testing.assert_allclose(heads[:, :3], 0.0, atol=1e-4)
     again = open_slow("why", table="smollm2", method="patching", pcolour="probability", player="3", **pair)   # shared
     assert_clean(again)
     assert not again.get("plotly_chart")[1:] and again.button(key="why_patch_heads_run")      # layer 3: asked for
     again.button(key="why_patch_heads_run").click().run()
-    assert "p(clean answer)" in figure(again, 0)["layout"]["title"]["text"]
-    assert "Heads of layer 3" in figure(again, 1)["layout"]["title"]["text"]
+    assert "p(clean answer)" in figure(again, 0)["layout"]["title"]["text"].replace("<br>", " ")
+    assert "Heads of layer 3" in figure(again, 1)["layout"]["title"]["text"].replace("<br>", " ")
 
 
 def test_patching_refuses_texts_of_different_lengths():
@@ -118,7 +118,7 @@ def test_layer_skipping_from_a_link():
     loss = next(m for m in at.metric if m.label == "Loss with layer 11 skipped")
     before, after = (float(v) for v in loss.value.split(" → "))
     assert after - before == pytest.approx(rises[11], abs=2e-3)
-    assert "layer 11 skipped" in figure(at, 1)["layout"]["title"]["text"]
+    assert "layer 11 skipped" in figure(at, 1)["layout"]["title"]["text"].replace("<br>", " ")
     assert at.query_params["slayer"] == "11"
 
 
@@ -128,7 +128,7 @@ def test_strangers_text_stays_text():
     assert_clean(at)
     bodies = [e.value for kind in ("markdown", "caption", "error", "warning", "info") for e in getattr(at, kind)]
     assert bodies and not any("[x](http" in body or "**b**" in body for body in bodies)   # escaped: \[x\]\(http
-    assert any(figure(at, i)["layout"]["title"]["text"] for i in range(len(at.get("plotly_chart"))))
+    assert any(figure(at, i)["layout"]["title"]["text"].replace("<br>", " ") for i in range(len(at.get("plotly_chart"))))
 
 
 def test_patching_refuses_texts_with_the_same_answer():
@@ -147,7 +147,7 @@ def test_massive_activations_and_the_intervention_from_a_link():
     assert_clean(at)
     offered(at, "why_mass_run")
     fig = figure(at, 0)
-    assert "sink share" in fig["layout"]["title"]["text"]
+    assert "sink share" in fig["layout"]["title"]["text"].replace("<br>", " ")
     model = cached.loaded_model("smollm2")
     run = model.run(model.encode(text))
     stats = massive_activations(run, model.layers)
@@ -175,7 +175,7 @@ def test_patching_answers_chosen_from_a_link():
     at.button(key="why_patch_run").click().run()
     assert_clean(at)
     grid = figure(at, 0)
-    assert "'ĠParis' vs 'Ġthe'" in grid["layout"]["title"]["text"]
+    assert "'ĠParis' vs 'Ġthe'" in grid["layout"]["title"]["text"].replace("<br>", " ")
     shown = plotly_array(grid["data"][0]["z"]).astype(float)
     assert abs(shown[0, 3] - 1.0) < 1e-4                               # France at layer 0: the clean run, any answers
     assert at.query_params["good"] == "7042" and at.query_params["bad"] == "260"

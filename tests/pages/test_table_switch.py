@@ -65,12 +65,15 @@ def test_hidden_on_smollm2_after_minilm_uses_smollm2s_indicator():
 
 
 def test_a_tour_step_that_sets_its_table_keeps_its_own_per_table_settings():
-    """A step's view (table seed003 with its preset on) is that table's setting: the switch the
-    step makes does not forget it; a later switch by hand does."""
-    at = open_page("geometry", table="seed004")                     # the preset's widget drawn on seed004
-    assert not scoped(at, "toggle", "geo_preset_h_w").value
+    """A step's view (seed 003's step 2: table seed003, no positions) is that table's setting: the switch
+    the step makes does not forget it; a later switch by hand does."""
+    at = open_page("attention", table="seed004")                    # the positions' widget drawn on seed004
+    assert scoped(at, "radio", "attn_positions").value == "sinusoidal"
     at.button(key="tour_start_seed003").click().run()
     assert_clean(at)
-    assert at.session_state["keep_table"] == "seed003" and scoped(at, "toggle", "geo_preset_h_w").value
+    at.button(key="tour_next").click().run()
+    at.switch_page("app_pages/attention.py").run()                  # where the browser's address now points
+    assert_clean(at)
+    assert at.session_state["keep_table"] == "seed003" and scoped(at, "radio", "attn_positions").value == "none"
     at.selectbox(key="table").set_value("seed004").run()
-    assert not scoped(at, "toggle", "geo_preset_h_w").value
+    assert scoped(at, "radio", "attn_positions").value == "sinusoidal"

@@ -21,9 +21,11 @@ def shared_results():
 
 def show_induction(model_name: str) -> None:
     st.header("Heads that copy from context: induction heads")
+    what = ("Can the second copy be predicted better than the first?" if asking.pending("ctx_copy_loss") else
+            "The first copy cannot be predicted; the second can, by a head that looks back to the token "
+            "**after** the earlier occurrence of the current token and copies it.")    # the tour's question
     st.markdown(f"Olsson et al. (2022): {ind.REPEAT_LENGTH} random tokens (seed {ind.REPEAT_SEED}), then the "
-                "same tokens again. The first copy cannot be predicted; the second can, by a head that looks "
-                "back to the token **after** the earlier occurrence of the current token and copies it.")
+                f"same tokens again. {what}")
     if model_name != "smollm2":
         st.info("Induction is measured on causal models only: MiniLM sees the whole sequence (and predicts "
                 "no next token), so choose SmolLM2 above.")

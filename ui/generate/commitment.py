@@ -35,9 +35,9 @@ def show_commitment(model) -> None:
 
     def shown(values):
         return ["—" if v < 0 else str(int(v)) for v in values]
-    frame = pd.DataFrame([[common.piece(model, t) for t in strip.tokens], shown(strip.top1), shown(strip.top3),
-                          shown(strip.above_half)], index=["token", "top-1 from layer", "top-3 from layer",
-                                                            "p > 0.5 from layer"],
-                         columns=[str(p) for p in range(1, len(ids))])
+    # one line per token, four columns: a phone shows every token (a column per token ran off its screen)
+    frame = pd.DataFrame({"token": [common.piece(model, t) for t in strip.tokens], "top-1 from layer": shown(strip.top1),
+                          "top-3 from layer": shown(strip.top3), "p > 0.5 from layer": shown(strip.above_half)},
+                         index=pd.Index([str(p) for p in range(1, len(ids))], name="position"))
     render.show_frame(frame, width="stretch")
     st.caption(f"Layer 0 is the embeddings; layer {model.layers} the model's own output.")

@@ -109,8 +109,10 @@ def show_anisotropy(table: EmbeddingTable) -> None:
         st.info("Standardised, fewer than two rows keep a direction: there is no pair to average.")
         return
     top = shown.top_dimensions(min(TOP_DIMENSIONS, table.width))
+    # the mean is what the tour asks a learner to guess: written in the title once it is answered
+    mean_said = "" if asking.pending("mean_cosine") else f" {shown.mean_cosine:.3f}"
     title = ("Standardised table" if standardise else "The table as it is") + \
-        f": the {len(top)} dimensions that make most of the mean cosine {shown.mean_cosine:.3f}"
+        f": the {len(top)} dimensions that make most of the mean cosine{mean_said}"
     render.show_figure(dimension_bars(top, shown.contributions[top], shown.mean_cosine, title), key="hid_rogue")
     stats = column_stats(table)
     dimensions = pd.DataFrame({"dimension": top, "contribution": shown.contributions[top],
@@ -138,13 +140,18 @@ def show_numbers(table: EmbeddingTable, raw: core.hidden.anisotropy.Anisotropy, 
               delta=f"{r - r_raw:+.4f} from the table as it is" if standardise else None,
               help="The Geometry page's exact Pearson r: does a token's cosine with another follow how far "
                    "apart their ids are?")
-    c3.metric("20,000 random pairs, as it is", f"{sampled:.4f} ± {error:.4f}", help="seed 0; ± one standard error")
+    with c3:
+        asking.say("mean_cosine", lambda: st.metric("20,000 random pairs, as it is", f"{sampled:.4f} ± {error:.4f}",
+                                                    help="seed 0; ± one standard error"))
 
 
 def show_changes(table: EmbeddingTable, raw: core.hidden.anisotropy.Anisotropy, z: core.hidden.anisotropy.Anisotropy, r_raw: float, r_z: float) -> None:
     st.subheader("What standardising changes")
     columns = ["as it is", "standardised", "change"]
-    changes = render.digits_when_presenting(changes_frame(raw, z, r_raw, r_z), columns)
+    changes = changes_frame(raw, z, r_raw, r_z)
+    if asking.pending("mean_cosine"):            # its first line is the mean the tour asks for
+        changes = changes.iloc[1:]
+    changes = render.digits_when_presenting(changes, columns)
     render.show_frame(changes, hide_index=True, width="stretch",
                       column_config={c: st.column_config.NumberColumn(format="%+.4g") for c in columns})
     st.caption("The toggle above switches the metrics and the bars between the two columns. A small r means a "

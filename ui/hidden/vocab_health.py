@@ -181,6 +181,35 @@ def show_map(table: EmbeddingTable, candidate_rows: np.ndarray, references: np.n
                    "reference included; the 8 most suspicious are named.")
 
 
+MAX_LOOKED_UP = 12          # tokens a visitor can look up at once
+
+
+def show_lookup(table: EmbeddingTable, score: np.ndarray, found: vocab_health.Candidates) -> None:
+    """Typed tokens' indicator, rank among every token (1 = the most suspicious) and whether they are
+    candidates: where a token a learner wonders about sits, not only the candidates' tail."""
+    typed = state.kept_widget(st.text_input, "Look up tokens (separated by spaces, as the vocabulary writes them)",
+                              "hid_lookup", "", query="look", parse=state.parse_text, max_chars=200,
+                              placeholder="e.g. the cat ##s")
+    words = list(dict.fromkeys(typed.split()))[:MAX_LOOKED_UP]
+    if not words:
+        return
+    rows = {word: table.row_of_token(word) for word in words}
+    missing = [word for word, row in rows.items() if row is None]
+    if missing:
+        st.caption("Not in this table's vocabulary: " + render.md(", ".join(missing)) + ".")
+    found_rows = [(word, row) for word, row in rows.items() if row is not None]
+    if not found_rows:
+        return
+    rank = vocab_health.ranks(score)
+    candidate = set(found.rows.tolist())
+    render.show_frame(pd.DataFrame({
+        "token": [word for word, _ in found_rows], "id": [int(table.ids[row]) for _, row in found_rows],
+        "indicator": [float(score[row]) for _, row in found_rows],
+        "rank (1 = most suspicious)": [f"{int(rank[row]):,} of {table.vocab_size:,}" for _, row in found_rows],
+        "candidate": ["yes" if row in candidate else "no" for _, row in found_rows]}),
+        hide_index=True, width="stretch", column_config={"indicator": st.column_config.NumberColumn(format="%.4f")})
+
+
 def candidates_file_name(kind: str, percentile: float) -> str:
     """The candidates' CSV named after what it holds: 'undertrained-cosine-pc-lowest-2pct-smollm2.csv'."""
     return f"{render.export_name(f'undertrained-{kind}-lowest-{percentile:g}pct')}.csv"

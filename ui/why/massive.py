@@ -60,7 +60,7 @@ def _show_grid(model, ids, stats) -> None:
     st.caption("Row L*l* in: the residual stream entering layer *l* (L0: the embeddings); the last layer's output "
                "is left out (the model returns it after its final norm). Squares: some dimension at that position "
                "is ≥ 100× (open) or ≥ 1,000× (filled) the median |value| of its vector, and above 100. Sink share: "
-               "the attention every head pays position 0, averaged over heads and queries 1… .")
+               "the attention every head pays position 0, averaged over the heads and over every query after position 0.")
     _show_cells(model, ids, stats)
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from core.figures.base import base_layout, cell_style
+from core.figures.base import base_layout, cell_style, top_margin
 
 
 def lens_grid(lens, vocabulary, token_ids, title: str) -> go.Figure:
@@ -29,7 +29,7 @@ def lens_grid(lens, vocabulary, token_ids, title: str) -> go.Figure:
     fig.update_yaxes(autorange="reversed", type="category", title="after layer")
     fig.update_xaxes(type="category", side="top", tickangle=-45)
     fig = base_layout(fig, title, height=max(420, 22 * layers + 200))
-    fig.update_layout(margin=dict(t=150))      # room for the slanted position labels above the grid
+    fig.update_layout(margin=dict(t=top_margin(fig, 150)))      # room for the slanted position labels above the grid
     return fig
 
 
@@ -91,7 +91,7 @@ def head_grid(scores: np.ndarray, title: str, colour_title: str, first_layer: in
     fig.update_yaxes(autorange="reversed", type="category")
     fig.update_xaxes(type="category", side="top")
     fig = base_layout(fig, title, height=max(320, 24 * layers + 160))
-    fig.update_layout(margin=dict(t=90))       # room for the head labels above the grid
+    fig.update_layout(margin=dict(t=top_margin(fig, 90)))       # room for the head labels above the grid
     return fig
 
 
@@ -105,5 +105,5 @@ def ablation_bars(positions: list[str], before: np.ndarray, after: np.ndarray, t
     fig.update_xaxes(type="category", tickangle=-45, title="position → the token it should predict")
     fig.update_yaxes(title="p(real next token)", range=[0, 1.02])
     fig = base_layout(fig, title, 430)
-    fig.update_layout(margin=dict(t=90))       # the title, then the legend, above the bars
+    fig.update_layout(margin=dict(t=top_margin(fig, 90)))       # the title, then the legend, above the bars
     return fig
