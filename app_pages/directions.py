@@ -156,24 +156,29 @@ def show_analogy() -> None:
         left, right = st.columns(2)
         held = (f"analogy_rank_{result.method}", f"analogy_input_{result.method}")   # a tour's questions on it
         for column, answers, heading in ((left, result.excluded, "inputs excluded (the usual code)"),
-                                         (right, result.included, "inputs included")):
+                                         (right, result.included, "inputs allowed")):
             with column:
                 st.caption(heading)
                 render.show_frame(asking.held_frame(held, answers_frame(answers, inputs, expected)),
                                   hide_index=True, width="stretch")
-                # the expected word's rank among the inputs allowed tells whether an input came first
-                asking.say(f"analogy_input_{result.method}",
-                           lambda answers=answers: st.caption(expected_sentence(answers, expected, inputs)))
-        if result.included.rows.size and int(result.included.rows[0]) in inputs:
-            # the conclusion a tour question asks for (is the best answer an input?): said once answered
-            asking.say(f"analogy_input_{result.method}", lambda result=result: st.caption(render.md(
-                f"With the inputs allowed, {result.method}'s best answer is "
-                f"{table.tokens[int(result.included.rows[0])]}, an input: the famous result needs "
-                "the inputs excluded.")))
+                # the expected word's rank among the inputs allowed tells whether an input came first;
+                # while a tour question waits for it, the table's own note above says so once
+                if not asking.pending(f"analogy_input_{result.method}"):
+                    st.caption(expected_sentence(answers, expected, inputs))
+        # the conclusion a tour question asks for (is the best answer an input?): said once answered
+        asking.say(f"analogy_input_{result.method}", lambda result=result: conclude(result, inputs))
     st.caption("3CosAdd ranks rows by cos(x, â − b̂ + ĉ) (Mikolov et al. 2013); 3CosMul by "
                "cos′(x, a)·cos′(x, c) / (cos′(x, b) + 0.001) with cos′ = (cos + 1)/2 (Levy & Goldberg 2014). "
                "The usual benchmark code never lets a, b or c be the answer.")
     csls_section(table, a, b, c, int(k), expected)
+
+
+def conclude(result, inputs: set[int]) -> None:
+    """The sentence that says an input came first with the inputs allowed (nothing when none did)."""
+    if result.included.rows.size and int(result.included.rows[0]) in inputs:
+        st.caption(render.md(f"With the inputs allowed, {result.method}'s best answer is "
+                             f"{table.tokens[int(result.included.rows[0])]}, an input: the famous result "
+                             "needs the inputs excluded."))
 
 
 def answers_frame(answers, inputs: set[int], expected: int | None) -> pd.DataFrame:

@@ -154,7 +154,7 @@ def shell():
     presenting = _presentation_mode()
     # a tour step (a class link, a step's own link) opens with the page's whole width: a tablet's open
     # sidebar left it 490 of 820 px
-    in_tour = presenting or "tour" in st.query_params
+    in_tour = presenting or bool(st.query_params.get("tour"))
     st.set_page_config(page_title="Embedding Lens", page_icon="🔭", layout="wide",
                        initial_sidebar_state="collapsed" if in_tour else "auto")
     render.base_css()

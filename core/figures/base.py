@@ -375,8 +375,12 @@ def grouped_bars(series: dict[str, np.ndarray], title: str, labels=None) -> go.F
         fig.add_trace(go.Bar(x=x, y=values, name=name,
                              text=[format_number(v, 3) for v in values], textposition="outside",
                              cliponaxis=False))
-    fig.update_layout(barmode="group", legend=dict(orientation="h", y=-0.15))
+    # numbers too narrow for their bars (a phone, many coordinates) are left to the hover, not overprinted
+    fig.update_layout(barmode="group", legend=dict(orientation="h", y=-0.15), uniformtext=BAR_TEXT)
     return base_layout(fig, title, 340)
+
+
+BAR_TEXT = dict(minsize=10, mode="hide")     # bar numbers below 10 px are hidden (the hover keeps them)
 
 
 def line_chart(x, series: dict[str, np.ndarray], title: str, x_title: str, y_title: str,

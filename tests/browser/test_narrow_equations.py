@@ -51,6 +51,8 @@ def test_equations_and_tables_are_never_cut(browser, server, size, present):
             SCREENSHOTS.mkdir(exist_ok=True)
             name = page.replace("?table=", "-")
             tab.screenshot(path=str(SCREENSHOTS / f"equations-{name}-{size}{'-present' if present else ''}.png"))
-        assert wide >= 1, "no equation wider than its column: the test would not see a cut one"
+        # on a phone S E = X is wider than its column: the check above met a box that must scroll (at 820 px
+        # every equation may fit, now that a glyph's 2 px past its box no longer counts as wider)
+        assert wide >= 1 or size != "390", "no equation wider than its column: the test would not see a cut one"
     finally:
         context.close()

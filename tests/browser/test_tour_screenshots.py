@@ -29,9 +29,16 @@ MAX_PAGE_PX = 9000           # one capture's height; a longer page is saved in p
 
 def save_whole_page(tab, viewport: dict, stem) -> None:
     """The whole page, every figure drawn, in captures of at most MAX_PAGE_PX."""
-    total = tab.evaluate(PAGE_HEIGHT_JS) + 100
-    tab.set_viewport_size({"width": viewport["width"], "height": max(min(total, MAX_PAGE_PX), viewport["height"])})
-    wait_until_idle(tab, 0, timeout=120)
+    total = 0
+    for _ in range(4):          # charts drawn late make the page taller: measure again until it holds
+        grown = tab.evaluate(PAGE_HEIGHT_JS) + 100
+        if grown <= total:
+            break
+        total = grown
+        tab.set_viewport_size({"width": viewport["width"], "height": max(min(total, MAX_PAGE_PX), viewport["height"])})
+        wait_until_idle(tab, 0, timeout=120)
+        tab.wait_for_function(DRAWN_JS, timeout=120_000, polling=250)
+        tab.wait_for_timeout(500)
     for part, top in enumerate(range(0, total, MAX_PAGE_PX), start=1):
         tab.evaluate(SCROLL_MAIN_JS, top)
         tab.wait_for_function(DRAWN_JS, timeout=120_000, polling=250)

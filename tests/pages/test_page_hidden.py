@@ -264,3 +264,18 @@ def test_verification_starts_only_on_its_button_in_the_line_and_is_shared(monkey
     assert not any(b.key == "hid_verify" for b in other.button) and len(calls) == 1
     assert "of 3 verified" in figure_titled(other, "verified")["layout"]["title"]["text"].replace("<br>", " ")
     assert "max p (repeat)" in candidates_frame(other).columns
+
+
+def test_looked_up_tokens_show_their_rank_among_every_token():
+    """The Hidden tour asks which of two tokens the indicator finds more under-trained: the page shows
+    where each one ranks (issue 31: neither was on the page), unknown words said plainly."""
+    from ui.hidden.vocab_health import MAX_LOOKED_UP
+
+    at = open_page("hidden", table="minilm", look="the cat notaword<b>")
+    assert_clean(at)
+    looked = next(f.value for f in at.dataframe if "rank (1 = most suspicious)" in f.value.columns)
+    assert list(looked["token"]) == ["the", "cat"]
+    ranks = [int(r.split(" of ")[0].replace(",", "")) for r in looked["rank (1 = most suspicious)"]]
+    assert all(1 <= r <= 30_522 for r in ranks)
+    assert any("Not in this table's vocabulary: notaword" in c for c in texts(at.caption))
+    assert MAX_LOOKED_UP >= 4

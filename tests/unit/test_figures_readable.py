@@ -221,3 +221,29 @@ def test_byte_runs_are_explained():
     assert "bytes of one character" in piece_marks_note(["ĠâĢĵ", "Ġthe"])
     assert "bytes of one character" not in (piece_marks_note(["Ġcafé", "Ġthe"]) or "")
     assert piece_marks_note(["cat", "dog"]) is None
+
+
+def test_long_titles_wrap_at_a_separator_and_make_room():
+    """Titles of ~60 characters were cut at the right of a phone's and a tablet's plot (issue 31)."""
+    from core.figures.base import TITLE_LINE_PX, base_layout, top_margin, wrapped_title
+    import plotly.graph_objects as go
+
+    assert wrapped_title("A = softmax_row(scores + M) · shape (2 × 2)") == "A = softmax_row(scores + M) · shape (2 × 2)"
+    long = "Top-1 next token after each layer (colour: its probability)"
+    assert wrapped_title(long) == "Top-1 next token after each layer<br>(colour: its probability)"
+    shape = wrapped_title("learned: cosine of every pair of positions · shape (512 × 512)")
+    assert "(512 × 512)" in shape.split("<br>")[1]                    # never inside brackets
+    fig = base_layout(go.Figure(), long, 300)
+    assert fig.layout.height == 300 + TITLE_LINE_PX and fig.layout.margin.t == 50 + TITLE_LINE_PX
+    assert top_margin(fig, 90) == 90 + TITLE_LINE_PX
+
+
+def test_crowded_bar_numbers_are_hidden_not_overprinted():
+    from core.figures.base import grouped_bars
+    from core.figures.generate import rule_bars
+
+    bars = grouped_bars({"O₁": np.arange(6.0), "O₂": np.arange(6.0) + 0.01}, "t")
+    assert bars.layout.uniformtext.mode == "hide" and bars.layout.uniformtext.minsize >= 10
+    rule = rule_bars(["a", "b"], np.array([0.7, 0.3]), np.array([1.0, 0.0]), np.array([True, False]), 0.5, "t")
+    assert [trace.text is not None for trace in rule.data[:2]] == [False, True]     # one number per token
+    assert rule.data[2].name.startswith("cut-off") and not rule.layout.annotations
