@@ -69,7 +69,7 @@ def base_layout(fig: go.Figure, title: str, height: int = 360) -> go.Figure:
     # above its plot (slanted column labels on top) keeps its title off them
     title = wrapped_title(title)
     fig.update_layout(title=dict(text=title, x=0.0, xanchor="left", y=1.0, yref="container", yanchor="top",
-                                 pad=dict(t=14), font=dict(family=FONT_FAMILY)),
+                                 pad=dict(t=14 + 10 * title.count("<br>")), font=dict(family=FONT_FAMILY)),
                       height=height + TITLE_LINE_PX * title.count("<br>"),
                       margin=dict(l=10, r=10, t=50 + TITLE_LINE_PX * title.count("<br>"), b=10), font=FONT)
     _colour_bar_titles_beside(fig)

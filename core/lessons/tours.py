@@ -118,7 +118,7 @@ SEED_TOURS = {
         TourStep("", "Id, one-hot, embedding, contextual",
                  "The seed's comparison table with live values: an id is fixed and meaningless as a number; "
                  "the embedding is learned; the contextual vector depends on the sentence.",
-                 _table("seed004", "The cat is sleeping"),
+                 _table("seed004", "The cat is sleeping", keep_home_position=3),
                  figure=fig.rows_of_text("seed004", "The cat is sleeping")),
     )),
 }
