@@ -6,7 +6,7 @@ Building a Plotly figure validates every property it is given (a 4 × 6 heatmap 
 same page asks for the same figures sixty times. Specs live in the server's derived store
 (ui.cached.derived: bounded by bytes, least recently used leaving first; a private table's results
 are dropped with its sessions). A kept spec is shared by every session and only read after
-(core.figures.base.SentSpec). Builders are core.figures functions: they never draw.
+(core.figures.sending.SentSpec). Builders are core.figures functions: they never draw.
 """
 from __future__ import annotations
 
@@ -27,7 +27,8 @@ def _presenting() -> bool:
 
 def sendable(fig, projected: bool) -> dict:
     """fig as st.plotly_chart sends it, in projector sizes when `projected`."""
-    from core.figures.base import for_projector, sendable_spec
+    from core.figures.base import for_projector
+    from core.figures.sending import sendable_spec
 
     return sendable_spec(for_projector(fig) if projected else fig)
 

@@ -38,8 +38,8 @@ def export_name(figure_key: str | None, table: str | None = None) -> str:
 def show_figure(fig, key: str | None = None, export: str | None = None, table: str | None = None, **kwargs):
     """The figure (a go.Figure, or a spec of ui.kept_figures), its camera button's file named after
     `export` (the view; the key when None) and `table` (see export_name). Tokens and names in its
-    labels are text, never Plotly's HTML (core.figures.base.sendable_spec)."""
-    from core.figures.base import SentSpec
+    labels are text, never Plotly's HTML (core.figures.sending.sendable_spec)."""
+    from core.figures.sending import SentSpec
     from ui.kept_figures import sendable
 
     spec = fig if isinstance(fig, dict) else sendable(fig, presenting())

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import plotly.graph_objects as go
 
-from core.figures.base import plain_text_figure
+from core.figures.sending import plain_text_figure
 
 
 def plotly_script() -> str:

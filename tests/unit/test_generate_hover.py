@@ -14,7 +14,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from core.figures.base import plain_text_figure  # noqa: E402
+from core.figures.sending import plain_text_figure  # noqa: E402
 from core.figures.generate import generated_strip  # noqa: E402
 from core.generate import decoding  # noqa: E402
 from core.generate.sampling import SamplingConfig  # noqa: E402

@@ -3,7 +3,8 @@ what the figure's own sendable_spec is."""
 import numpy as np
 import pytest
 
-from core.figures.base import matrix_heatmap, sendable_spec
+from core.figures.base import matrix_heatmap
+from core.figures.sending import sendable_spec
 from ui import kept_figures
 
 

@@ -1,4 +1,4 @@
-"""core.figures.base.sendable_spec against plotly's own way (plain_text_figure, then what
+"""core.figures.sending.sendable_spec against plotly's own way (plain_text_figure, then what
 st.plotly_chart does with a figure: to_dict() and plotly.io.to_json), on the app's builders."""
 import json
 
@@ -7,7 +7,8 @@ import plotly.io
 import plotly.tools
 import pytest
 
-from core.figures.base import SentSpec, matrix_heatmap, plain_text_figure, sendable_spec
+from core.figures.base import matrix_heatmap
+from core.figures.sending import SentSpec, plain_text_figure, sendable_spec
 from core.figures.geometry import hover_texts, pca_scatter
 from core.figures.training import moving_points_animation
 

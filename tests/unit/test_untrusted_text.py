@@ -59,7 +59,8 @@ def test_html_literal_and_shorten():
 def test_figures_show_tokens_as_text():
     """Tick labels, hover texts, annotations and trace names of a figure keep no tag but the
     figure builders' own line breaks."""
-    from core.figures.base import matrix_heatmap, plain_text_figure
+    from core.figures.base import matrix_heatmap
+    from core.figures.sending import plain_text_figure
     from core.figures.geometry import pca_scatter
 
     evil = '<a href="http://127.0.0.1:9/">click</a>'
@@ -99,7 +100,7 @@ def test_url_payloads_are_shown_as_text_on_every_page():
 
 
 def test_animation_frames_show_tokens_as_text():
-    from core.figures.base import plain_text_figure
+    from core.figures.sending import plain_text_figure
     from core.figures.training import moving_points_animation
 
     frames = np.random.default_rng(0).standard_normal((3, 2, 2))          # (snapshots, V, 2)
@@ -109,7 +110,7 @@ def test_animation_frames_show_tokens_as_text():
 
 
 def test_figures_without_markup_are_passed_through_unchanged():
-    from core.figures.base import plain_text_figure
+    from core.figures.sending import plain_text_figure
     from core.figures.geometry import pca_scatter
 
     fig = pca_scatter(np.eye(3)[:, :2], ["a", "b", "c"], np.arange(3), "plain")
