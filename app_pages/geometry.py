@@ -23,7 +23,7 @@ from core.geometry import (
 )
 from core.hidden.id_gap import chosen_pairs, sample_pairs, spearman
 from core.limits import MAX_PLOT_POINTS
-from core.text import codepoints_note, count
+from core.text import codepoints_note, count, shorten
 from core.tokens.pieces import TOKEN_KINDS
 from ui import cached, chosen, render, state, tables
 from ui.kept_figures import made
@@ -252,7 +252,7 @@ def show_searched_token(row: int, neighbours: list[int], shown: np.ndarray) -> N
         points = [SearchedPoint(planes[i], int(table.ids[r]), float(norms[r]), table.tokens[r], hovers[i])
                   for i, r in enumerate(every)]
         return searched_token_figure(plane_of(background), table.ids[background], norms[background], points[0],
-                                     points[1:], f"Where {table.tokens[row]} sits")
+                                     points[1:], f"Where “{shorten(table.tokens[row], 30)}” sits")
 
     render.show_kept_figure(build, "geo_searched", (table,), (row, tuple(neighbours), cached.rows_digest(shown)))
 

@@ -160,6 +160,31 @@ def check_phone(tab, said: str) -> None:
     assert fit["bar_bottom"] <= fit["screen"] / 2 + 1, (said, "tour bar past half the first screen", fit)
     assert 0 <= fit["next_top"] and fit["next_bottom"] <= fit["screen"], (said, "Next ▶ off the first screen", fit)
     assert fit["heading_top"] is None or fit["heading_top"] < fit["screen"] - 40, (said, "page below the first screen", fit)
+    check_more_below(tab, said)
+
+
+# The tour bar's "more below" badge: scroll the bar to its top or end; then (does the bar scroll, the badge's opacity).
+SCROLL_BAR_JS = """(where) => { const bar = document.querySelector('.st-key-tour_bar');
+  bar.scrollTop = where === 'end' ? bar.scrollHeight : 0; }"""
+MORE_BELOW_JS = """() => { const bar = document.querySelector('.st-key-tour_bar');
+  return [bar.scrollHeight > bar.clientHeight + 2, Number(getComputedStyle(bar, '::after').opacity)]; }"""
+
+
+def more_below(tab, where: str) -> tuple[bool, float]:
+    tab.evaluate(SCROLL_BAR_JS, where)
+    tab.wait_for_timeout(150)                           # a scroll timeline follows on the next frames
+    return tuple(tab.evaluate(MORE_BELOW_JS))
+
+
+def check_more_below(tab, said: str) -> None:
+    """A bar with more below its fold says so; scrolled to its end, it no longer does."""
+    scrolls, at_top = more_below(tab, "top")
+    if not scrolls:
+        assert at_top < 0.5, (said, "'more below' on a bar that fits")
+        return
+    assert at_top > 0.5, (said, "the bar hides its questions below its fold without saying so")
+    assert more_below(tab, "end")[1] < 0.5, (said, "'more below' at the bar's end")
+    more_below(tab, "top")
 
 
 def walk(browser, server: str, name: str, size_name: str, steps: int, links: bool = True,

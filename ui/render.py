@@ -131,9 +131,17 @@ def base_css() -> None:
         white-space: normal !important; overflow: visible !important; text-overflow: clip !important; }
       @media (max-width: 640px) {   /* a phone: the tour bar leaves room for the page (no keys, no projector) */
         .st-key-tour_present, .st-key-tour_keys_said { display: none !important; }
+        /* titles are measured for a desktop plot: at 17 px their second half ran past a 358 px column */
+        .js-plotly-plot .gtitle { font-size: 13px !important; }
+        /* a table's toolbar sat on the caption above it: shown once the table is touched */
+        [data-testid="stElementToolbar"] { visibility: hidden; }
+        [data-testid="stElementContainer"]:hover [data-testid="stElementToolbar"],
+        [data-testid="stElementContainer"]:focus-within [data-testid="stElementToolbar"] { visibility: visible; }
         /* a chart's toolbar printed over its title on a 390 px phone: shown once the chart is touched */
         .js-plotly-plot .modebar-container { visibility: hidden; }
         .js-plotly-plot:hover .modebar-container, .js-plotly-plot:focus-within .modebar-container { visibility: visible; } }
+      /* what only a phone needs said (a table wider than its screen), drawn nowhere else */
+      @media (min-width: 641px) { [data-testid="stElementContainer"]:has(.lens-phone-only) { display: none; } }
       /* an equation or a plain table wider than its column (S E = X of seed 004 is 754 px, a phone's
          column 358) scrolls inside its own box, never the page; its hidden side fades out so nobody
          reads a cut matrix as whole. The fade follows the box's own scroll (a box that fits has no
@@ -207,13 +215,34 @@ MAX_PROJECTED_ROWS = 60   # longer tables keep the scrolling grid even in presen
 
 def show_frame(frame, **kwargs) -> None:
     """A table: the interactive grid normally; in presentation mode a plain table, whose type the
-    presentation CSS can enlarge (the grid draws on a canvas that CSS cannot reach)."""
-    rows = len(frame.data if hasattr(frame, "data") else frame)
-    if presenting() and rows <= MAX_PROJECTED_ROWS:
+    presentation CSS can enlarge (the grid draws on a canvas that CSS cannot reach). A grid wider than a
+    phone says so there: its canvas scrolls sideways with no scroll bar in sight."""
+    data = frame.data if hasattr(frame, "data") else frame
+    if presenting() and len(data) <= MAX_PROJECTED_ROWS:
         styler = literal_table(frame)
         st.table(styler.hide(axis="index") if kwargs.get("hide_index") else styler)
         return
+    if grid_width_px(data, not kwargs.get("hide_index")) > PHONE_COLUMN_PX:
+        st.markdown(f'<p class="lens-phone-only" style="font-size: 0.85rem; margin: 0;">⟷ Swipe the table sideways: '
+                    f'{len(data.columns)} columns, not all on this screen.</p>', unsafe_allow_html=True)
     st.dataframe(frame, **kwargs)
+
+
+PHONE_COLUMN_PX = 358          # the main column of a 390 px phone
+GRID_CHAR_PX, GRID_CELL_PAD_PX = 7.5, 17
+
+
+def grid_width_px(frame: pd.DataFrame, with_index: bool) -> float:
+    """About how wide st.dataframe draws `frame`: each column as wide as its longest text (header or one of
+    the first 100 cells), as the grid sizes its columns."""
+    head = frame.head(100)
+    columns = [head[c] for c in head.columns] + ([head.index.to_series()] if with_index else [])
+    names = list(head.columns) + ([""] if with_index else [])
+    def cell_chars(column) -> int:     # a float shows a few digits (the pages' formats), not all 17
+        texts = [len(str(v)) for v in column]
+        return min(max(texts, default=0), 10) if pd.api.types.is_float_dtype(column) else max(texts, default=0)
+    return sum(GRID_CELL_PAD_PX + GRID_CHAR_PX * max(len(str(name)), cell_chars(column))
+               for name, column in zip(names, columns))
 
 
 def digits_when_presenting(frame: pd.DataFrame, columns, spec: str = "+.4g") -> pd.DataFrame:

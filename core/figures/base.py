@@ -72,7 +72,19 @@ def base_layout(fig: go.Figure, title: str, height: int = 360) -> go.Figure:
                       height=height + TITLE_LINE_PX * title.count("<br>"),
                       margin=dict(l=10, r=10, t=50 + TITLE_LINE_PX * title.count("<br>"), b=10), font=FONT)
     _colour_bar_titles_beside(fig)
+    _legend_below(fig)
     return fig
+
+
+def _legend_below(fig: go.Figure) -> None:
+    """A legend the builder did not place goes in rows under the plot: on the right, seven series'
+    names left a 390 px phone a plot 110 px wide. At the figure's foot: the plot makes room above it for the
+    x-axis's ticks and title, however many rows the legend needs on the screen at hand."""
+    legend = fig.layout.legend
+    named = [trace for trace in fig.data if trace.showlegend is not False and trace.name]
+    if len(named) < 2 or legend.orientation is not None or legend.y is not None:
+        return
+    fig.update_layout(legend=dict(orientation="h", x=0, xanchor="left", y=0, yanchor="bottom", yref="container"))
 
 
 def id_axis(largest: float) -> dict:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from core.figures.base import base_layout
+from core.figures.base import BAR_TEXT, base_layout
 from core.text import format_number
 
 ALL_COLOUR, REFERENCE_COLOUR, THRESHOLD_COLOUR = "#64748b", "#dc2626", "#f59e0b"
@@ -50,18 +50,21 @@ def verification_bars(labels: list[str], max_probabilities: np.ndarray, threshol
     return base_layout(fig, title, max(260, 80 + 26 * len(values)))
 
 
-def dimension_bars(dimensions: np.ndarray, contributions: np.ndarray, total: float, title: str) -> go.Figure:
-    """The top dimensions (k,) and their contributions (k,) to the mean cosine `total`."""
+def dimension_bars(dimensions: np.ndarray, contributions: np.ndarray, total: float | None, title: str) -> go.Figure:
+    """The top dimensions (k,) and their contributions (k,) to the mean cosine `total`; the hover gives each
+    one's share of it, none when total is None (a tour question asks for the mean)."""
     contributions = np.asarray(contributions, dtype=np.float64)
     labels = [f"dim {int(d)}" for d in dimensions]
     share = contributions / total if total else np.zeros_like(contributions)
+    shared = "" if total is None else " (%{customdata})"
     fig = go.Figure(go.Bar(x=labels, y=contributions, marker_color=["#dc2626" if c >= 0 else "#2563eb"
                                                                      for c in contributions],
                            text=[f"{c:.3g}" for c in contributions], textposition="outside",
                            cliponaxis=False, customdata=[f"{100 * s:.1f} %" for s in share],
-                           hovertemplate="%{x}: %{y:.4f} of the mean cosine (%{customdata})<extra></extra>"))
+                           hovertemplate=f"%{{x}}: %{{y:.4f}} of the mean cosine{shared}<extra></extra>"))
     fig.update_xaxes(type="category", title="dimension")
     fig.update_yaxes(title="contribution to the mean cosine", zeroline=True, zerolinecolor="#888")
+    fig.update_layout(uniformtext=BAR_TEXT)
     return base_layout(fig, title, 360)
 
 

@@ -218,7 +218,8 @@ VIEW_TOURS = {
                  "named by what most of its pieces share. Press *Draw*, then choose the *digits* cluster under "
                  "*Choose a cluster*: SmolLM2 writes numbers digit by digit, and its ten digit tokens form an "
                  "island of their own beside the *mixed* cloud of their neighbours.",
-                 _table("smollm2", keep_maps_set="neighbourhoods", keep_geo_tokens=ISLAND_TOKENS,
+                 # no searched token: Geometry's default search (cat) would add cat's neighbourhood to the map
+                 _table("smollm2", keep_maps_set="neighbourhoods", keep_geo_tokens=ISLAND_TOKENS, keep_geo_query="",
                         keep_maps_k=ISLAND_NEIGHBOURS, keep_maps_seed=0, keep_maps_method="t-SNE",
                         keep_maps_clusters="HDBSCAN", keep_maps_min_size=10, keep_maps_min_samples=3)),
     )),

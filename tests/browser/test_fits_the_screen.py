@@ -73,6 +73,35 @@ def test_a_token_search_leaves_the_big_plots_mounted(server, page):
     wait_until_idle(page, 6)
     kept = dict(page.evaluate(TITLES_KEPT_JS))
     assert kept[next(t for t in kept if t.startswith("PCA"))] and kept[next(t for t in kept if t.startswith("Norm by id"))]
-    assert not kept["Where sleeping sits"]                                 # the search's own figure is new
-    page.get_by_text("Where sleeping sits").first.scroll_into_view_if_needed()
+    assert not kept["Where “sleeping” sits"]                                 # the search's own figure is new
+    page.get_by_text("Where “sleeping” sits").first.scroll_into_view_if_needed()
     page.screenshot(path=str(SCREENSHOTS / "fit-geometry-search.png"))
+
+
+SWIPE_CUE = "Swipe the table sideways"
+# Each plot's title: (its text, its right edge, the plot's right edge), in px.
+TITLE_ROOM_JS = """() => [...document.querySelectorAll('[data-testid="stMain"] .js-plotly-plot')].map(g => {
+  const t = g.querySelector('.gtitle'); if (!t) return null;
+  return [t.textContent, t.getBoundingClientRect().right, g.getBoundingClientRect().right]; }).filter(x => x)"""
+
+
+@pytest.mark.parametrize("size", [DESKTOP, PHONE], ids=["1280", "phone"])
+def test_a_wide_table_says_it_scrolls_on_a_phone_only_and_titles_stay_in_their_plot(server, browser, size):
+    """Geometry's pair table ("a·b written out", 7 columns) scrolls sideways inside a phone's grid with no
+    scroll bar in sight: there, and only there, a line above it says so. And no figure title runs past its
+    plot's right edge (titles are sized for a desktop plot; a phone draws them smaller)."""
+    context, tab = _open(browser, f"{server}/geometry?table=seed004", size, 3, '[data-testid="stDataFrame"]')
+    try:
+        cue = tab.get_by_text(SWIPE_CUE).first
+        assert cue.count() == 1 and cue.is_visible() == (size is PHONE)
+        h = tab.evaluate("() => document.querySelector('[data-testid=\"stMain\"]').scrollHeight")
+        for y in range(0, h, 700):                  # charts draw once scrolled into view
+            tab.evaluate(f"() => document.querySelector('[data-testid=\"stMain\"]').scrollTo(0, {y})")
+            tab.wait_for_timeout(200)
+        titles = tab.evaluate(TITLE_ROOM_JS)
+        assert titles and all(right <= plot + 1 for _, right, plot in titles), titles
+        if size is PHONE:
+            cue.scroll_into_view_if_needed()
+            tab.screenshot(path=str(SCREENSHOTS / "fit-geometry-swipe-phone.png"))
+    finally:
+        context.close()

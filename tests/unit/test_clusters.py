@@ -170,6 +170,7 @@ def test_the_islands_step_s_own_map_has_the_clusters_its_narration_names():
     step = next(s for s in VIEW_TOURS["hidden"].steps if s.title == "Islands on the map")
     view = step.view
     assert view["keep_table"] == "smollm2"
+    assert view["keep_geo_query"] == ""          # the page maps a searched token's neighbourhood too: none here
     table = load_model("smollm2").table
     centres = [table.row_of_token(word) for word in view.get("keep_geo_tokens", "").split()]
     assert None not in centres and len(centres) <= 6                 # the Chosen tokens box takes 2-6

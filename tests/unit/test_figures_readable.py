@@ -247,3 +247,34 @@ def test_crowded_bar_numbers_are_hidden_not_overprinted():
     rule = rule_bars(["a", "b"], np.array([0.7, 0.3]), np.array([1.0, 0.0]), np.array([True, False]), 0.5, "t")
     assert [trace.text is not None for trace in rule.data[:2]] == [False, True]     # one number per token
     assert rule.data[2].name.startswith("cut-off") and not rule.layout.annotations
+
+
+def test_a_legend_no_builder_placed_goes_in_rows_at_the_figure_s_foot():
+    """Seven series' names on the right left a 390 px phone a plot 110 px wide: a legend the builder did not
+    place runs in rows at the foot of the figure (container coordinates: below the x-axis's title, however
+    many rows it takes); one a builder placed, or a single series', is left as it is."""
+    from core.figures.base import grouped_bars, line_chart
+    from core.figures.context import contextuality_lines
+
+    fig = line_chart(range(3), {"a": np.ones(3), "b": np.zeros(3)}, "t", "layer", "value")
+    legend = fig.layout.legend
+    assert (legend.orientation, legend.yref, legend.y, legend.yanchor) == ("h", "container", 0, "bottom")
+    assert line_chart(range(3), {"a": np.ones(3)}, "t", "layer", "value").layout.legend.orientation is None
+    placed = grouped_bars({"a": np.ones(2), "b": np.ones(2)}, "t").layout.legend
+    assert placed.yref is None and placed.y == -0.15
+
+    class Result:                # the Context page's per-layer measures, 3 layers
+        layers, self_similarity, intra_similarity, mev = 3, np.ones(3), np.ones(3), np.ones(3)
+        baseline_cosine, baseline_mev = np.zeros(3), np.zeros(3)
+    fig = contextuality_lines(Result(), "'bank' in 8 sentences, per layer, with a title that wraps in two lines")
+    assert fig.layout.legend.orientation == "h" and "<br>" in fig.layout.title.text      # the house's layout
+
+
+def test_a_dimension_s_share_of_the_mean_waits_with_the_mean():
+    """hidden step 2 asks for the mean cosine: a part and its share of the mean give it by division."""
+    from core.figures.hidden import dimension_bars
+
+    shared = dimension_bars(np.array([3, 7]), np.array([0.2, 0.1]), 0.4, "t").data[0]
+    assert "%{customdata}" in shared.hovertemplate and list(shared.customdata) == ["50.0 %", "25.0 %"]
+    waiting = dimension_bars(np.array([3, 7]), np.array([0.2, 0.1]), None, "t").data[0]
+    assert "%{customdata}" not in waiting.hovertemplate

@@ -21,9 +21,9 @@ def shared_results():
 
 def show_induction(model_name: str) -> None:
     st.header("Heads that copy from context: induction heads")
-    what = ("Can the second copy be predicted better than the first?" if asking.pending("ctx_copy_loss") else
-            "The first copy cannot be predicted; the second can, by a head that looks back to the token "
-            "**after** the earlier occurrence of the current token and copies it.")    # the tour's question
+    # a question, not the finding: the context tour asks it two steps after this section is first on screen
+    what = ("Can the second copy be predicted better than the first? It can if some head looks back to the "
+            "token **after** the earlier occurrence of the current token and copies it: an induction head.")
     st.markdown(f"Olsson et al. (2022): {ind.REPEAT_LENGTH} random tokens (seed {ind.REPEAT_SEED}), then the "
                 f"same tokens again. {what}")
     if model_name != "smollm2":

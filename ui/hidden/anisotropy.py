@@ -113,11 +113,13 @@ def show_anisotropy(table: EmbeddingTable) -> None:
     mean_said = "" if asking.pending("mean_cosine") else f" {shown.mean_cosine:.3f}"
     title = ("Standardised table" if standardise else "The table as it is") + \
         f": the {len(top)} dimensions that make most of the mean cosine{mean_said}"
-    render.show_figure(dimension_bars(top, shown.contributions[top], shown.mean_cosine, title), key="hid_rogue")
+    # a part and its share of the mean give the mean by division: the shares wait with it
+    total = None if mean_said == "" else shown.mean_cosine
+    render.show_figure(dimension_bars(top, shown.contributions[top], total, title), key="hid_rogue")
     stats = column_stats(table)
-    dimensions = pd.DataFrame({"dimension": top, "contribution": shown.contributions[top],
-                               "share of the mean": shown.contributions[top] / shown.mean_cosine,
-                               "raw mean": stats.mean[top], "raw std": stats.std[top]})
+    dimensions = pd.DataFrame({"dimension": top, "contribution": shown.contributions[top]}
+                              | ({} if total is None else {"share of the mean": shown.contributions[top] / total})
+                              | {"raw mean": stats.mean[top], "raw std": stats.std[top]})
     render.show_frame(render.digits_when_presenting(dimensions, ["contribution"]), hide_index=True,
                       column_config={"share of the mean": st.column_config.NumberColumn(format="%.3f"),
                                      "contribution": st.column_config.NumberColumn(format="%.3e")})

@@ -95,8 +95,17 @@ def _toggle_presenting() -> None:
 # step's page began below the first screen. There the bar is a box of at most 40 % of the screen that
 # scrolls within itself, the way on (◀ ▶) right under the title, in smaller type; the page's own
 # heading smaller too, so the step's view starts on the first screen (tests/browser/tour_walk.py).
+# A box that scrolls inside a page is easy to miss: while more of it lies below (its questions and
+# "Check my answer"), a badge at its bottom edge says so. The badge follows the box's own scroll (a box
+# that fits has no scroll timeline: no badge), and has its own colours, readable in either theme.
 PHONE_BAR_CSS = """<style>@media (max-width: 640px) {
-  .st-key-tour_bar { max-height: 40vh; overflow-y: auto; gap: 0.5rem; padding: 0.6rem 0.75rem !important; }
+  .st-key-tour_bar { max-height: 40vh; overflow-y: auto; gap: 0.5rem; padding: 0.6rem 0.75rem !important;
+    scroll-timeline: --lens-tour-bar block; }
+  .st-key-tour_bar::after { content: "▼ more below: scroll this box"; order: 99; position: sticky; bottom: 0;
+    align-self: flex-end; padding: 0.15rem 0.6rem; border-radius: 1rem; font-size: 0.8rem; pointer-events: none;
+    background: #1d4ed8; color: #fff; opacity: 0; animation: lens-more-below linear both;
+    animation-timeline: --lens-tour-bar; }
+  @keyframes lens-more-below { 0%, 92% { opacity: 1; } 100% { opacity: 0; } }
   .st-key-tour_bar > :first-child { order: -2; }
   .st-key-tour_bar > :has(.st-key-tour_buttons) { order: -1; }
   .st-key-tour_bar [data-testid="stMarkdownContainer"] p, .st-key-tour_bar [data-testid="stWidgetLabel"] p {

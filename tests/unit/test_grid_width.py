@@ -1,0 +1,16 @@
+"""How wide st.dataframe draws a table, estimated to tell a phone when a table scrolls sideways."""
+from __future__ import annotations
+
+import pandas as pd
+
+from ui.render import PHONE_COLUMN_PX, grid_width_px
+
+
+def test_a_pair_table_is_wider_than_a_phone_and_a_two_number_table_is_not():
+    pairs = pd.DataFrame({"pair": ["cat · dog"], "‖a‖": [1.2345678], "‖b‖": [0.98765], "a·b": [0.5],
+                          "cos": [0.25], "angle (°)": [75.5], "a·b written out": ["2(3) + 1(−1) + 0.5(2) = 6"]})
+    assert grid_width_px(pairs, with_index=False) > PHONE_COLUMN_PX
+    small = pd.DataFrame({"layer": [0, 1, 2], "loss": [1 / 3, 2 / 3, 0.123456789012]})
+    assert grid_width_px(small, with_index=False) < PHONE_COLUMN_PX
+    # floats count as the few digits the pages format them with, the index as a column of its own
+    assert grid_width_px(small, with_index=True) > grid_width_px(small, with_index=False)
