@@ -105,3 +105,34 @@ def test_a_wide_table_says_it_scrolls_on_a_phone_only_and_titles_stay_in_their_p
             tab.screenshot(path=str(SCREENSHOTS / "fit-geometry-swipe-phone.png"))
     finally:
         context.close()
+
+
+# Per heatmap with cell texts: (title, its texts overlap one another, they are hidden, the note under it is drawn).
+CELL_TEXTS_JS = """() => [...document.querySelectorAll('[data-testid="stMain"] .js-plotly-plot')]
+  .filter(p => p.querySelector('.heatmap-label text')).map(p => {
+    const boxes = [...p.querySelectorAll('.heatmap-label text')].filter(t => t.textContent).map(t => t.getBoundingClientRect());
+    const overlap = boxes.some((a, i) => boxes.some((b, j) => j > i && a.left < b.right - 0.5 && b.left < a.right - 0.5
+                                                          && a.top < b.bottom - 0.5 && b.top < a.bottom - 0.5));
+    const label = p.querySelector('.heatmap-label');
+    return [(p.querySelector('.gtitle') || {}).textContent, overlap, getComputedStyle(label).visibility === 'hidden',
+            getComputedStyle(p, '::after').content.includes('Tap or hover')]; })"""
+
+
+@pytest.mark.parametrize("size", [DESKTOP, PHONE], ids=["1280", "phone"])
+def test_cell_texts_that_would_overprint_are_hidden_and_said_so(server, browser, size):
+    """Model attention on MiniLM: the sink-share grid (6 layers × 12 heads of numbers) prints its numbers
+    apart at 1280 px; on a phone they would run into each other, so they are hidden, with a line saying so.
+    Every heatmap whose texts overlap has them hidden; none whose texts stand apart has."""
+    context, tab = _open(browser, f"{server}/models?table=minilm", size, 2, '.js-plotly-plot')
+    try:
+        h = tab.evaluate("() => document.querySelector('[data-testid=\"stMain\"]').scrollHeight")
+        for y in range(0, h, 700):
+            tab.evaluate(f"() => document.querySelector('[data-testid=\"stMain\"]').scrollTo(0, {y})")
+            tab.wait_for_timeout(200)
+        tab.wait_for_timeout(800)
+        grids = tab.evaluate(CELL_TEXTS_JS)
+        assert grids and all(overlap == hidden == noted for _, overlap, hidden, noted in grids), grids
+        sink = next(grid for grid in grids if grid[0].startswith("attention to the first token"))
+        assert sink[2] == (size is PHONE), grids
+    finally:
+        context.close()
