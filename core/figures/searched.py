@@ -41,37 +41,37 @@ def background_rows(drawn: int, points: int = BACKGROUND_POINTS) -> np.ndarray:
 
 def searched_token_figure(background_plane: np.ndarray, background_ids, background_norms,
                           searched: SearchedPoint, neighbours: list[SearchedPoint], title: str,
-                          height: int = 340) -> go.Figure:
+                          height: int = 620) -> go.Figure:
     """background_plane (m, 2) PC1/PC2 of a sample of rows, their ids (m,) and norms (m,) -> two
     panels: the PCA plane (equal scales, as on the big plot) and norm by id, each with the searched
-    token as the big plots' yellow diamond, its token written, and its neighbours as orange dots."""
+    token as the big plots' yellow diamond, its token written, and its neighbours as orange dots.
+    One above the other: side by side, a phone's or a half column's ~350 px made each a thumbnail."""
     plane = np.asarray(background_plane, dtype=np.float64).reshape(-1, 2)
-    fig = make_subplots(rows=1, cols=2, horizontal_spacing=0.12,
+    fig = make_subplots(rows=2, cols=1, vertical_spacing=0.22,
                         subplot_titles=("on the PCA plane (PC1, PC2)", "norm by id"))
     background = dict(mode="markers", marker=BACKGROUND_MARKER, hoverinfo="skip", name="sample of the table",
                       legendgroup="sample")
     fig.add_trace(go.Scatter(x=plane[:, 0], y=plane[:, 1], **background), row=1, col=1)
     fig.add_trace(go.Scatter(x=np.asarray(background_ids), y=np.asarray(background_norms, dtype=np.float64),
-                             showlegend=False, **background), row=1, col=2)
+                             showlegend=False, **background), row=2, col=1)
     for panel, (x_of, y_of) in enumerate([(lambda p: p.plane[0], lambda p: p.plane[1]),
                                           (lambda p: p.token_id, lambda p: p.norm)], start=1):
         if neighbours:
             fig.add_trace(go.Scatter(x=[x_of(p) for p in neighbours], y=[y_of(p) for p in neighbours],
                                      mode="markers", marker=NEIGHBOUR_MARKER, name="its neighbours",
                                      hovertext=[p.hover for p in neighbours], hoverinfo="text",
-                                     legendgroup="neighbours", showlegend=panel == 1), row=1, col=panel)
+                                     legendgroup="neighbours", showlegend=panel == 1), row=panel, col=1)
         fig.add_trace(go.Scatter(x=[x_of(searched)], y=[y_of(searched)], mode="markers", marker=SEARCHED_MARKER,
                                  name="searched", hovertext=[searched.hover], hoverinfo="text",
-                                 legendgroup="searched", showlegend=panel == 1), row=1, col=panel)
+                                 legendgroup="searched", showlegend=panel == 1), row=panel, col=1)
         fig.add_annotation(x=x_of(searched), y=y_of(searched), text=searched.token, showarrow=True, arrowhead=0,
                            ax=0, ay=-32, bgcolor="rgba(255,255,255,0.88)", bordercolor="#facc15",
-                           font=dict(size=14, color="#111"), row=1, col=panel)
+                           font=dict(size=14, color="#111"), row=panel, col=1)
     fig.update_xaxes(title="PC1", constrain="domain", row=1, col=1)
     fig.update_yaxes(title="PC2", scaleanchor="x", scaleratio=1, constrain="domain", row=1, col=1)
     ids = [float(p.token_id) for p in neighbours] + [float(searched.token_id)] + list(np.asarray(background_ids, dtype=np.float64))
-    fig.update_xaxes(**id_axis(max(ids)), row=1, col=2)
-    fig.update_yaxes(title="‖E_id‖", row=1, col=2)
-    fig.update_layout(legend=dict(orientation="h", y=-0.25))
+    fig.update_xaxes(**id_axis(max(ids)), row=2, col=1)
+    fig.update_yaxes(title="‖E_id‖", row=2, col=1)
     fig = base_layout(fig, title, height)
     fig.update_layout(margin=dict(l=10, r=10, t=top_margin(fig, 80), b=10))    # room for the panels' own titles
     return fig

@@ -24,13 +24,14 @@ def separating_digits(values: np.ndarray, fewest: int = 2, most: int = 4) -> int
 
 
 def contribution_bars(names: list[str], values: np.ndarray, title: str, x_title: str) -> go.Figure:
-    """(n,) parts, already sorted -> horizontal bars, the largest at the top, its value beside it (with
-    the decimals that tell the parts' sizes apart)."""
+    """(n,) parts, already sorted -> horizontal bars, the largest at the top, its value inside it where it
+    fits, else beside it (with the decimals that tell the parts' sizes apart). Beside the largest negative
+    bar, on a phone, "−3.171" ran over the row names."""
     values = np.asarray(values, dtype=np.float64)
     digits = separating_digits(values)
     fig = go.Figure(go.Bar(
         x=values, y=list(names), orientation="h", marker_color=[POSITIVE if v >= 0 else NEGATIVE for v in values],
-        text=[format_number(v, digits) for v in values], textposition="outside", cliponaxis=False,
+        text=[format_number(v, digits) for v in values], textposition="auto", cliponaxis=False,
         hovertemplate="%{y}: %{x:.4f}<extra></extra>"))
     fig.update_yaxes(autorange="reversed", type="category")
     fig.update_xaxes(title=x_title, zeroline=True, zerolinecolor="#888")
