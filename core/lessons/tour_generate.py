@@ -7,6 +7,7 @@ import numpy as np
 from core.generate.sampling import apply_temperature
 from core.lessons import view_questions as vq
 from core.lessons.questions import Reveal
+from core.models.layer_names import lens_row_name
 from core.lessons.tour_steps import Tour, TourStep, _view
 
 PROMPT = "The Eiffel Tower is located in the city of"
@@ -41,10 +42,10 @@ def first_top3_layer(name: str, text: str, word: str):
         inside = np.flatnonzero(ranks <= 3)
         if not inside.size:
             raise ValueError(f"{word!r} is never in the lens's top 3 in this text")
-        layer = int(inside[0])
-        return Reveal(str(layer), float(layer),
-                      f"'{word}' has rank {int(ranks[layer])} at layer {layer}"
-                      + (f" and rank {int(ranks[layer - 1])} at layer {layer - 1}." if layer else "."),
+        layer = int(inside[0])                                                   # the lens's row: 0 = emb
+        return Reveal(str(layer - 1), float(layer - 1),        # typed as a number: 27 for L27
+                      f"'{word}' has rank {int(ranks[layer])} after {lens_row_name(layer)}"
+                      + (f" and rank {int(ranks[layer - 1])} after {lens_row_name(layer - 1)}." if layer else "."),
                       "A word enters the short list some layers before it wins it: the top-3 layer comes at or "
                       "before the top-1 layer.")
     return answer
@@ -62,7 +63,8 @@ def _build():
                  "The commitment strip: for each token, the first layer whose residual stream, read through the "
                  "final norm and output layer, already predicts it.",
                  {"keep_table": "smollm2", "keep_gen_section": "commitment", "keep_gen_commit_text": TEXT},
-                 questions=(_view("paris_layer", "smollm2", "At which layer is 'Paris' first the top guess?",
+                 questions=(_view("paris_layer", "smollm2", "After which layer is 'Paris' first the top guess? (the strip's "
+                                  "rows: L0 is the first layer)",
                                   vq.lens_first_layer("smollm2", TEXT, "Paris")),
                             _view("paris_top3", "smollm2", "And at which layer is it first in the top 3?",
                                   first_top3_layer("smollm2", TEXT, "Paris")))),

@@ -174,7 +174,7 @@ VIEW_TOURS = {
                  _table("smollm2", LENS_TEXT),
                  figure=fig.lens_of("smollm2", LENS_TEXT, "Paris"),
                  questions=(_view("lens_paris", "smollm2", "After which layer is Paris first the lens's top guess "
-                                  "after 'of'? (within 2 layers; 0 is the embedding)",
+                                  "after 'of'? (within 2 layers; the lens's rows: emb, then L0 for the first layer)",
                                   vq.lens_first_layer("smollm2", LENS_TEXT, "Paris"), tolerance=2),)),
         TourStep("models", "Switch heads off",
                  "Ablation zeroes a head's output and measures the text's loss again (mean −ln p of each real "

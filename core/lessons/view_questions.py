@@ -14,6 +14,7 @@ import numpy as np
 
 from core import order
 from core.lessons.questions import FALLS, RISES, Reveal
+from core.models.layer_names import lens_row_name
 from core.tables import EmbeddingTable
 
 YES, NO = "yes", "no"
@@ -109,11 +110,12 @@ def lens_first_layer(name: str, text: str, word: str) -> Answer:
         on_top = np.flatnonzero(ranks == 1)
         if not on_top.size:
             raise ValueError(f"{word!r} is never the lens's top guess in this text")
-        layer = int(on_top[0])
-        before = f"rank {int(ranks[layer - 1])} after L{layer - 1}" if layer > 1 else \
+        layer = int(on_top[0])                                                 # the lens's row: 0 = emb
+        before = f"rank {int(ranks[layer - 1])} after {lens_row_name(layer - 1)}" if layer > 1 else \
             f"rank {int(ranks[0])} from the embedding alone"
-        return Reveal(str(layer), float(layer),
-                      f"After '{piece_word(tokens[ids[position]])}', '{word}' is {before}, rank 1 from L{layer} on "
+        return Reveal(str(layer - 1), float(layer - 1),        # typed as a number: 27 for L27
+                      f"After '{piece_word(tokens[ids[position]])}', '{word}' is {before}, rank 1 from "
+                      f"{lens_row_name(layer)} on "
                       f"(p = {float(lens.target_probs[layer, position]):.2f}); the model's own output gives it "
                       f"p = {float(lens.target_probs[-1, position]):.2f}.",
                       "The early layers' streams, read through the final norm and output layer, point at other "

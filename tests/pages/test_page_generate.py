@@ -52,7 +52,7 @@ def test_the_commitment_strip_shows_the_lens_first_layers():
     ids = tuple(model.encode(text))
     strip = commitment(cached.model_lens("smollm2", ids), ids)
     frame = at.dataframe[0].value
-    assert list(frame["top-1 from layer"]) == ["—" if v < 0 else str(v) for v in strip.top1]
+    assert list(frame["top-1 from layer"]) == ["—" if v < 0 else "emb" if v == 0 else f"L{v - 1}" for v in strip.top1]
 
 
 def test_steering_behind_a_button_then_side_by_side():
@@ -112,8 +112,8 @@ def test_the_generate_tour_from_its_link_reveals_the_lens_answers():
     model = cached.loaded_model("smollm2")
     ids = model.encode(tour_generate.TEXT)
     ranks = logit_lens(model, model.run(ids)).target_ranks[:, len(ids) - 2]
-    assert int(revealed["paris_layer"]) == int(np.flatnonzero(ranks == 1)[0])
-    assert int(revealed["paris_top3"]) == int(np.flatnonzero(ranks <= 3)[0])
+    assert int(revealed["paris_layer"]) == int(np.flatnonzero(ranks == 1)[0]) - 1        # row i: after layer L{i-1}
+    assert int(revealed["paris_top3"]) == int(np.flatnonzero(ranks <= 3)[0]) - 1
 
 
 def test_tampered_link_values_are_said_not_crashed():

@@ -96,8 +96,9 @@ def _lens(ranks_of_last):
 def test_the_lens_question_reads_the_first_layer_with_rank_one():
     tables = {"m": _table({"a": [1, 0], "b": [0, 1], "Paris": [1, 1]})}
     reveal = vq.lens_first_layer("m", "a b Paris", "Paris")(ToyViews(tables, lens=_lens([9, 4, 1, 2, 1])))
-    assert reveal.value == 2 and "rank 4 after L1" in reveal.numbers
-    assert vq.lens_first_layer("m", "a b Paris", "Paris")(ToyViews(tables, lens=_lens([9, 1, 1, 1, 1]))).value == 1
+    # the lens's rows emb, L0, L1, …: its row 2 comes after the second layer, L1, as every page numbers layers
+    assert reveal.value == 1 and reveal.right == "1" and "rank 4 after L0" in reveal.numbers
+    assert vq.lens_first_layer("m", "a b Paris", "Paris")(ToyViews(tables, lens=_lens([9, 1, 1, 1, 1]))).value == 0
     with pytest.raises(ValueError, match="never the lens's top guess"):
         vq.lens_first_layer("m", "a b Paris", "Paris")(ToyViews(tables, lens=_lens([9, 4, 3, 2, 2])))
     with pytest.raises(ValueError, match="not a token of this text"):

@@ -6,6 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from core.generate.commitment import commitment
+from core.models.layer_names import lens_row_name
 from ui import cached, render, tables
 from ui.generate import common
 from ui.inside_model import computed
@@ -34,10 +35,11 @@ def show_commitment(model) -> None:
     strip = commitment(lens, ids)
 
     def shown(values):
-        return ["—" if v < 0 else str(int(v)) for v in values]
+        return ["—" if v < 0 else lens_row_name(int(v)) for v in values]
     # one line per token, four columns: a phone shows every token (a column per token ran off its screen)
     frame = pd.DataFrame({"token": [common.piece(model, t) for t in strip.tokens], "top-1 from layer": shown(strip.top1),
                           "top-3 from layer": shown(strip.top3), "p > 0.5 from layer": shown(strip.above_half)},
                          index=pd.Index([str(p) for p in range(1, len(ids))], name="position"))
     render.show_frame(frame, width="stretch")
-    st.caption(f"Layer 0 is the embeddings; layer {model.layers} the model's own output.")
+    st.caption(f"emb: the embedding alone; L0: after the first layer; L{model.layers - 1}: after the last, the "
+               "model's own output. Layers are numbered from L0 on every page.")

@@ -5,6 +5,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from core.figures.base import base_layout, cell_style, top_margin
+from core.models.layer_names import lens_row_name
 
 
 def lens_grid(lens, vocabulary, token_ids, title: str) -> go.Figure:
@@ -20,9 +21,9 @@ def lens_grid(lens, vocabulary, token_ids, title: str) -> go.Figure:
             top = ", ".join(f"{vocabulary[i]!r} {p:.2f}" for i, p in zip(lens.top_ids[layer, t], lens.top_probs[layer, t]))
             real = ("" if t == T - 1 else f"<br>real next {vocabulary[token_ids[t + 1]]!r}: "
                     f"p {lens.target_probs[layer, t]:.3f}, rank {int(lens.target_ranks[layer, t]):,}")
-            hover[layer, t] = f"{_layer_name(layer)}, position {positions[t]}<br>top {k}: {top}{real}"
+            hover[layer, t] = f"{lens_row_name(layer)}, position {positions[t]}<br>top {k}: {top}{real}"
     fig = go.Figure(go.Heatmap(
-        z=lens.top_probs[:, :, 0], x=positions, y=[_layer_name(layer) for layer in range(layers)],
+        z=lens.top_probs[:, :, 0], x=positions, y=[lens_row_name(layer) for layer in range(layers)],
         text=names, texttemplate="%{text}", textfont=dict(size=11), customdata=hover,
         hovertemplate="%{customdata}<extra></extra>", colorscale="Blues", zmin=0, zmax=1,
         colorbar=dict(title="p(top-1)", thickness=12), **_gaps(layers, T)))
@@ -39,13 +40,9 @@ def _gaps(rows: int, columns: int) -> dict:
     return dict(xgap=style.xgap, ygap=style.ygap)
 
 
-def _layer_name(layer: int) -> str:
-    return f"L{layer}" if layer else "emb"
-
-
 def next_token_by_layer(probs: np.ndarray, ranks: np.ndarray, title: str) -> go.Figure:
     """probs, ranks (L+1,) of the real next token -> probability (left) and rank (right, log) per layer."""
-    layers = [_layer_name(layer) for layer in range(len(probs))]
+    layers = [lens_row_name(layer) for layer in range(len(probs))]
     fig = go.Figure([
         go.Scatter(x=layers, y=probs, mode="lines+markers", name="probability",
                    hovertemplate="%{x}: p = %{y:.4f}<extra></extra>"),
