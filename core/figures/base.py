@@ -122,8 +122,10 @@ def for_projector(fig: go.Figure) -> go.Figure:
                       zaxis=dict(tickfont=dict(size=size - 2)))
     fig.update_traces(textfont=dict(size=size - 2), selector=lambda trace: "textfont" in trace)
     fig.update_annotations(font=dict(size=size - 2))
-    if any(axis.side == "top" for axis in fig.select_xaxes()) and fig.layout.margin.t:
-        # slanted labels above the plot grow with their font: so does the room kept for them
+    legend_above = fig.layout.legend.y is not None and fig.layout.legend.y >= 1
+    if (legend_above or any(axis.side == "top" for axis in fig.select_xaxes())) and fig.layout.margin.t:
+        # slanted labels or a legend above the plot grow with their font: so does the room kept for them
+        # (a two-line title sat on the sampling bars' legend at 1920 px)
         fig.update_layout(margin=dict(t=int(fig.layout.margin.t * size / 12)))
     return fig
 

@@ -278,3 +278,14 @@ def test_a_dimension_s_share_of_the_mean_waits_with_the_mean():
     assert "%{customdata}" in shared.hovertemplate and list(shared.customdata) == ["50.0 %", "25.0 %"]
     waiting = dimension_bars(np.array([3, 7]), np.array([0.2, 0.1]), None, "t").data[0]
     assert "%{customdata}" not in waiting.hovertemplate
+
+
+def test_projected_room_above_the_plot_grows_with_a_legend_there():
+    """At 1920 px presenting, the sampling bars' two-line title sat on their legend (above the bars)."""
+    from core.figures.base import for_projector
+    from core.figures.generate import rule_bars
+
+    fig = rule_bars(["a", "b"], np.array([0.6, 0.4]), np.array([1.0, 0.0]), [True, False], 0.5,
+                    "Top-k keeps the k most probable tokens: the rest are cut and the kept renormalised")
+    top = fig.layout.margin.t
+    assert for_projector(fig).layout.margin.t > top
