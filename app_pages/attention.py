@@ -180,6 +180,10 @@ def show_permutation(token_ids: list[int], tokens: list[str]) -> None:
         with after:
             render.show_figure(matrix_heatmap(check.swapped.output, "O after the swap", swapped_labels,
                                               colour_scale_bar=False, width_share=0.5), key=f"attn_perm_after_{positions}")
+        # two nearly equal rows (seed 003's) make a moved row look unmoved: the difference said in a number
+        gap = float(np.abs(check.swapped.output - check.original.output[check.order]).max())
+        asking.say("permutation", lambda gap=gap: st.caption(
+            f"Largest difference between the two, cell by cell: {format_number(gap, 3) if gap > 1e-12 else '0 (equal to rounding)'}."))
     if not asking.pending("permutation"):        # it states the answer the tour's question asks for
         st.caption("Without positions, unrestricted self-attention treats a row permutation consistently.")
 

@@ -115,3 +115,17 @@ def test_the_permutation_demo_shows_o_before_and_after_rows_aligned():
     z = lambda i: plotly_array(figure(at, i)["data"][0]["z"]).astype(float)
     np.testing.assert_allclose(z(before[0]), z(after[0]), atol=1e-12)       # positions off: only permuted
     assert not np.allclose(z(before[1]), z(after[1]))                      # positions on: order matters
+
+
+def test_the_permutation_demo_says_how_far_apart_the_two_outputs_are():
+    """seed 003's two rows are nearly equal: a moved row looks unmoved in the heatmaps, so the largest
+    cell difference between "before, in the swapped order" and "after" is said: 0 without positions, with
+    them the difference read off the two heatmaps drawn."""
+    at = open_page("attention", table="seed003")
+    assert_clean(at)
+    said = [c.value for c in at.caption if c.value.startswith("Largest difference")]
+    assert said[0].endswith("0 (equal to rounding).")
+    charts = [figure(at, i) for i in range(len(at.get("plotly_chart")))]
+    pair = [c for c in charts if c["layout"]["title"]["text"].replace("<br>", " ").startswith("O ")][-2:]
+    before, after = (np.asarray(plotly_array(c["data"][0]["z"]), dtype=float) for c in pair)
+    assert float(said[1].rstrip(".").split(": ")[1]) == float(f"{np.abs(after - before).max():.3g}") > 0.01
