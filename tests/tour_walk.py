@@ -163,22 +163,27 @@ def check_phone(tab, said: str) -> None:
     check_more_below(tab, said)
 
 
-# The tour bar's "more below" badge: scroll the bar to its top or end; then (does the bar scroll, the badge's opacity).
+# The line under the tour bar saying more of it lies below its fold: scroll the bar to its top or end; then
+# (does the bar scroll, the line's opacity, does the line cover any of the bar).
 SCROLL_BAR_JS = """(where) => { const bar = document.querySelector('.st-key-tour_bar');
   bar.scrollTop = where === 'end' ? bar.scrollHeight : 0; }"""
-MORE_BELOW_JS = """() => { const bar = document.querySelector('.st-key-tour_bar');
-  return [bar.scrollHeight > bar.clientHeight + 2, Number(getComputedStyle(bar, '::after').opacity)]; }"""
+MORE_BELOW_JS = """() => { const bar = document.querySelector('.st-key-tour_bar'), line = document.querySelector('.lens-tour-more');
+  const b = bar.getBoundingClientRect(), l = line.getBoundingClientRect();
+  return [bar.scrollHeight > bar.clientHeight + 2, Number(getComputedStyle(line).opacity),
+          l.height > 0 && l.top < b.bottom - 1]; }"""
 
 
-def more_below(tab, where: str) -> tuple[bool, float]:
+def more_below(tab, where: str) -> tuple[bool, float, bool]:
     tab.evaluate(SCROLL_BAR_JS, where)
     tab.wait_for_timeout(150)                           # a scroll timeline follows on the next frames
     return tuple(tab.evaluate(MORE_BELOW_JS))
 
 
 def check_more_below(tab, said: str) -> None:
-    """A bar with more below its fold says so; scrolled to its end, it no longer does."""
-    scrolls, at_top = more_below(tab, "top")
+    """A bar with more below its fold says so, under the bar (over it, it hid an answer's choice); scrolled
+    to its end, it no longer does."""
+    scrolls, at_top, covers = more_below(tab, "top")
+    assert not covers, (said, "'more below' drawn over the tour bar")
     if not scrolls:
         assert at_top < 0.5, (said, "'more below' on a bar that fits")
         return

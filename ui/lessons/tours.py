@@ -96,16 +96,17 @@ def _toggle_presenting() -> None:
 # scrolls within itself, the way on (◀ ▶) right under the title, in smaller type; the page's own
 # heading smaller too, so the step's view starts on the first screen (tests/browser/tour_walk.py).
 # A box that scrolls inside a page is easy to miss: while more of it lies below (its questions and
-# "Check my answer"), a badge at its bottom edge says so. The badge follows the box's own scroll (a box
-# that fits has no scroll timeline: no badge), and has its own colours, readable in either theme.
+# "Check my answer"), a line right under it says so. The line follows the box's own scroll (a named scroll
+# timeline, scoped to the main column so a sibling can follow it; a box that fits has none: no line). Drawn
+# over the box's edge it covered an answer's choice.
 PHONE_BAR_CSS = """<style>@media (max-width: 640px) {
+  [data-testid="stMain"] { timeline-scope: --lens-tour-bar; }
   .st-key-tour_bar { max-height: 40vh; overflow-y: auto; gap: 0.5rem; padding: 0.6rem 0.75rem !important;
     scroll-timeline: --lens-tour-bar block; }
-  .st-key-tour_bar::after { content: "▼ more below: scroll this box"; order: 99; position: sticky; bottom: 0;
-    align-self: flex-end; padding: 0.15rem 0.6rem; border-radius: 1rem; font-size: 0.8rem; pointer-events: none;
-    background: #1d4ed8; color: #fff; opacity: 0; animation: lens-more-below linear both;
+  .lens-tour-more { margin: -0.6rem 0 0; font-size: 0.85rem; font-weight: 600; color: #1d4ed8; text-align: center;
+    opacity: 0; max-height: 0; overflow: hidden; animation: lens-more-below linear both;
     animation-timeline: --lens-tour-bar; }
-  @keyframes lens-more-below { 0%, 92% { opacity: 1; } 100% { opacity: 0; } }
+  @keyframes lens-more-below { 0%, 92% { opacity: 1; max-height: 2rem; } 100% { opacity: 0; max-height: 0; } }
   .st-key-tour_bar > :first-child { order: -2; }
   .st-key-tour_bar > :has(.st-key-tour_buttons) { order: -1; }
   .st-key-tour_bar [data-testid="stMarkdownContainer"] p, .st-key-tour_bar [data-testid="stWidgetLabel"] p {
@@ -117,6 +118,7 @@ PHONE_BAR_CSS = """<style>@media (max-width: 640px) {
   [data-testid="stMain"] h1 { font-size: 1.9rem; }
 }</style>"""
 
+MORE_BELOW = "▲ more in the tour box: scroll it"
 KEYS_SAID = "Keys: ← previous · → next · Esc ends the tour · P presentation mode"
 
 
@@ -143,6 +145,7 @@ def tour_bar() -> None:
         with st.container(key="tour_keys_said"):        # hidden on a phone (ui.render.base_css): no keys there
             st.caption(KEYS_SAID)
         keyboard.tour_keys()
+    st.markdown(f'<p class="lens-tour-more lens-phone-only">{MORE_BELOW}</p>', unsafe_allow_html=True)
 
 
 def _notes_button(name: str) -> None:
