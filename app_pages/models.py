@@ -114,7 +114,8 @@ def show_contextual() -> None:
         return
     st.markdown(f"“{render.md(result.token)}” at positions {result.positions}: the input embedding row is "
                 f"{'**identical**' if result.same_input else '**different**'} (one row of E). Layer 0 is the "
-                "embedding output (token + position, normalised where the model does); then each layer mixes context.")
+                "embedding output (the token's row, plus a position row where the model adds one; normalised where the model "
+                "does); then each layer mixes context.")
     layers = list(range(len(result.cosine_per_layer)))
     render.show_figure(made(line_chart, layers, {"cos(h_A, h_B)": result.cosine_per_layer},
                                   "Cosine between the two contextual vectors, per layer", "layer", "cosine",

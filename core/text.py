@@ -122,3 +122,11 @@ def count(n: int, singular: str, plural: str | None = None) -> str:
     singular + 's' unless given)."""
     word = singular if n == 1 else (plural or singular + "s")
     return f"{n:,} {word}"
+
+
+SUBSCRIPT_DIGITS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
+
+
+def neighbour_count_name(k: int) -> str:
+    """N₁₀: how many rows list a row among their k nearest (the hubness count), written as the pages write it."""
+    return "N" + str(int(k)).translate(SUBSCRIPT_DIGITS)

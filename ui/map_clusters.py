@@ -54,7 +54,7 @@ def cluster_controls(points: int, seed: int) -> tuple[ClusterSettings, bool]:
     k = state.kept_widget(c4.number_input, "k (k-means)", "maps_kmeans_k", 12, query="k",
                           parse=state.parse_int_in(low, high), min_value=low, max_value=high,
                           disabled=method != "k-means", help="How many clusters k-means cuts the map into.")
-    density = state.kept_widget(c5.toggle, "Density contours", "maps_density", True, query="density",
+    density = state.kept_widget(c5.toggle, "Contours", "maps_density", True, query="density",
                                 parse=state.parse_bool, help="Lines of equal point density (2-D maps).")
     return ClusterSettings(method=method, min_size=int(min_size), min_samples=int(min_samples), k=int(k),
                            seed=seed), bool(density)

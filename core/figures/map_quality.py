@@ -6,15 +6,16 @@ import numpy as np
 import plotly.graph_objects as go
 
 from core.figures.base import base_layout
+from core.text import neighbour_count_name
 
 
 def k_occurrence_histogram(counts: np.ndarray, k: int, title: str) -> go.Figure:
     """(V,) N_k -> bars: how many rows have each N_k (log y: the hubs' long tail stays visible)."""
     values, rows = np.unique(np.asarray(counts, dtype=np.int64), return_counts=True)
     fig = go.Figure(go.Bar(x=values, y=rows, marker_color="#4c78a8",
-                           hovertemplate="N_k = %{x}: %{y} rows<extra></extra>"))
+                           hovertemplate=f"{neighbour_count_name(k)} = %{{x}}: %{{y}} rows<extra></extra>"))
     fig.add_vline(x=k, line_dash="dot", line_color="#888")   # the mean N_k is exactly k
-    fig.update_xaxes(title_text=f"N_{k}: how many rows list this row among their {k} nearest", tickformat=",d")
+    fig.update_xaxes(title_text=f"{neighbour_count_name(k)}: how many rows list this row among their {k} nearest", tickformat=",d")
     if len(values) <= LABELLED_BARS:                  # every N_k a whole number under its own bar
         fig.update_xaxes(tickmode="array", tickvals=values.tolist())
     if rows.max() > LOG_FROM_ROWS:                    # decades only: 2 … 9 between them printed over each other

@@ -34,7 +34,7 @@ class Stage:
     before: np.ndarray         # (V,) float64, sums to 1
     after: np.ndarray          # (V,) float64, sums to 1
     kept: np.ndarray           # (V,) bool
-    cutoff: float | None       # the lowest kept probability in `before` (None for temperature)
+    cutoff: float | None       # the lowest kept probability in `before` (None for temperature, or nothing cut)
     formula: str               # the rule with the current numbers
 
 
@@ -97,7 +97,10 @@ def min_p_kept(probs: np.ndarray, min_p: float) -> np.ndarray:
     return probs >= min_p * probs.max()
 
 
-def _cutoff(before: np.ndarray, kept: np.ndarray) -> float:
+def _cutoff(before: np.ndarray, kept: np.ndarray) -> float | None:
+    """The lowest kept probability; None when the rule cut nothing (a rule switched off draws no line at 0)."""
+    if not np.any(~kept & (before > 0)):
+        return None
     return float(before[kept].min())
 
 
@@ -112,7 +115,7 @@ def stages(probs: np.ndarray, config: SamplingConfig) -> list[Stage]:
     current = tempered
     for name, kept, formula in (
             ("top-k", lambda p: top_k_kept(p, config.top_k),
-             f"keep the k = {config.top_k} most probable" if config.top_k > 0 else "k = 0: off"),
+             f"keep the k = {config.top_k} most probable" if config.top_k > 0 else "k = 0 (off)"),
             ("top-p", lambda p: top_p_kept(p, config.top_p),
              f"keep the fewest top tokens whose mass reaches p = {config.top_p:g}"),
             ("min-p", lambda p: min_p_kept(p, config.min_p),

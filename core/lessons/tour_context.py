@@ -102,7 +102,7 @@ TOUR = Tour("Context & position · contextual vectors, positions and heads that 
                               static_share_falls("minilm", WORD_SET), choices=(vq.YES, vq.NO)))),
     TourStep("context", "Where position enters",
              "MiniLM learns a table of 512 position rows (the first 128 are drawn) and adds one to each token's row; the seeds' formula "
-             "gives a sinusoidal table of the same width. Compare the two curves their PCA traces and the "
+             "gives a sinusoidal table of the same width. Compare the two tables: the curves of their PCA and the "
              "bands of their cosine maps, under *Where position enters*.",
              {"keep_ctx_model": "minilm", "keep_ctx_set": WORD_SET}),
     TourStep("context", "Heads that copy from context",

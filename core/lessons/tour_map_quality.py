@@ -9,6 +9,7 @@ from core.lessons import view_questions as vq
 from core.lessons.questions import Reveal
 from core.lessons.tour_steps import Tour, TourStep, _table, _view
 from core.map_quality import csls, hubness
+from core.text import neighbour_count_name
 
 TABLE, WORD, K = "minilm", "the", 10        # the hubness section's default k is 10
 SKEW_LINE = 1.0                             # "strongly skewed": a long right tail of hubs
@@ -31,8 +32,8 @@ def is_hub(name: str, word: str, k: int) -> vq.Answer:
         rank = int(np.count_nonzero(found.counts > found.counts[row])) + 1        # rows with a larger N_k, + 1
         threshold = int(found.counts[mask].min())
         return Reveal(vq.YES if mask[row] else vq.NO, None,
-                      f"'{word}' is among the {k} nearest of {int(found.counts[row])} rows (N_{k}; the mean is {k}): "
-                      f"rank {rank} by N_{k}; the top 1 % of rows have N_{k} of at least {threshold}.",
+                      f"'{word}' is among the {k} nearest of {int(found.counts[row])} rows ({neighbour_count_name(k)}; the mean is {k}): "
+                      f"rank {rank} by {neighbour_count_name(k)}; the top 1 % of rows have {neighbour_count_name(k)} of at least {threshold}.",
                       "A hub is close to many rows at once, usually because it sits near the middle of the cloud; "
                       "a frequent function word need not be one.")
     return answer
@@ -60,12 +61,14 @@ def skewed(name: str, k: int, line: float = SKEW_LINE) -> vq.Answer:
     def answer(views) -> Reveal:
         _, found = _counts(views, name, k)
         return Reveal(vq.YES if found.skewness > line else vq.NO, None,
-                      f"The skewness of N_{k} over every row is {found.skewness:+.2f}; the top 1 % of rows hold "
+                      f"The skewness of {neighbour_count_name(k)} over every row is {found.skewness:+.2f}; the top 1 % of rows hold "
                       f"{found.top_share:.1%} of all neighbour slots (an even spread would give them 1 %).",
                       "In high dimensions a few rows end up near many others (Radovanović et al. 2010): the "
                       "counts' distribution gets a long right tail.")
     return answer
 
+
+N_K = neighbour_count_name(K)          # N₁₀, as the narration and the page write it
 
 TOUR = Tour("Hubs · rows that are everyone's neighbour, and CSLS (MiniLM)", (
     TourStep("geometry", "Everyone's neighbour",
@@ -74,10 +77,10 @@ TOUR = Tour("Hubs · rows that are everyone's neighbour, and CSLS (MiniLM)", (
              "everyone's neighbour* and press *Find every row's 50 nearest neighbours*: the histogram, the hubs "
              "table and, for the searched token *the*, its neighbours by cosine and by CSLS.",
              _table(TABLE, keep_geo_query=WORD, keep_geo_hub_k=K),
-             questions=(_view("hub_the", TABLE, "Is the a hub in MiniLM (among the top 1 % of rows by N_10)?",
+             questions=(_view("hub_the", TABLE, f"Is “{WORD}” a hub in MiniLM (among the top 1 % of rows by {N_K})?",
                               is_hub(TABLE, WORD, K), choices=(vq.YES, vq.NO), holds_back=("hub_largest",)),
-                        _view("hub_skew", TABLE, "Is the skewness of N_10 above 1 (a long tail of hubs)?",
+                        _view("hub_skew", TABLE, f"Is the skewness of {N_K} above 1 (a long tail of hubs)?",
                               skewed(TABLE, K), choices=(vq.YES, vq.NO), holds_back=("hub_skewness",)),
-                        _view("hub_neighbours", TABLE, "How many of the's 10 nearest rows by cosine are hubs?",
+                        _view("hub_neighbours", TABLE, f"How many of “{WORD}”'s {K} nearest rows by cosine are hubs?",
                               hubs_among_neighbours(TABLE, WORD, K), holds_back=("csls_hubs",)))),
 ))

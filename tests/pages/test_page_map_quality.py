@@ -24,8 +24,8 @@ def test_hubness_of_a_small_table_without_a_button():
     counts = hubness.hubness(hubness.exact_neighbour_lists(table.weight, 5), 5).counts
     shown = [m.value for m in at.metric if m.label.startswith("Skewness")]
     assert shown == ["undefined"] and np.isnan(stats.skew(counts))     # 6 rows, k = 5: every N_5 is 5
-    hubs = frame_with(at, "N_5")
-    assert hubs["N_5"].tolist() == sorted(counts.tolist(), reverse=True)
+    hubs = frame_with(at, "N₅")
+    assert hubs["N₅"].tolist() == sorted(counts.tolist(), reverse=True)
     assert any("by CSLS" in d.value.columns for d in at.dataframe)
     csv = at.get("download_button")
     assert any("N_k" in b.proto.label for b in csv)
@@ -41,8 +41,8 @@ def test_glove_hubness_over_every_row_with_a_stated_recall_behind_a_button():
     assert "approximate" in said
     at.button(key="geo_hub_button").click().run(timeout=600)
     assert_clean(at)
-    hubs = frame_with(at, "N_10")
-    assert len(hubs) == 20 and hubs["N_10"].is_monotonic_decreasing
+    hubs = frame_with(at, "N₁₀")
+    assert len(hubs) == 20 and hubs["N₁₀"].is_monotonic_decreasing
     said = " ".join(texts(at.caption) + texts(at.markdown))
     shares = {int(k): float(share) / 100 for share, k in re.findall(r"([0-9.]+)% at k = (\d+)", said)}
     assert 10 in shares and 0.6 <= shares[10] <= 1.0, said      # the partitioned search keeps most true neighbours

@@ -95,3 +95,12 @@ def test_own_sentences_are_bounded_and_checked():
         cx.parse_own_sentences("a bank\nno word here", "bank", 24, 200)
     with pytest.raises(ValueError, match="characters"):
         cx.parse_own_sentences("a bank\n" + "bank " * 60, "bank", 24, 200)
+
+
+def test_tied_best_layers_are_all_named():
+    """Layers 2-6 all at 100 %: "best at layer 2" read as if layer 2 stood out."""
+    from ui.context.contextual import _layers_said
+
+    assert _layers_said(np.array([0.75, 0.88, 1, 1, 1, 1, 1]), 2) == "layers 2–6"
+    assert _layers_said(np.array([0.75, 1, 0.5, 1]), 1) == "layers 1 and 3"
+    assert _layers_said(np.array([0.75, 0.9, 1.0]), 2) == "layer 2"

@@ -104,3 +104,14 @@ def test_the_rules_equal_transformers_logits_warpers():
     reference = torch.softmax(scores, dim=-1)[0].numpy()
     np.testing.assert_allclose(sampling.final_distribution(sampling.softmax(logits), config), reference,
                                rtol=1e-9, atol=1e-15)
+
+
+def test_a_rule_that_cuts_nothing_draws_no_cut_off():
+    """top-k at k = 0 (off) kept every token: its chart drew a red "cut-off 0" line all the same."""
+    from core.generate.sampling import SamplingConfig, stages
+
+    probs = np.array([0.5, 0.3, 0.2])
+    off = {stage.name: stage for stage in stages(probs, SamplingConfig(temperature=1.0, top_k=0, top_p=1.0, min_p=0.0))}
+    assert off["top-k"].cutoff is None and "k = 0 (off)" in off["top-k"].formula
+    cut = {stage.name: stage for stage in stages(probs, SamplingConfig(temperature=1.0, top_k=2, top_p=1.0, min_p=0.0))}
+    assert cut["top-k"].cutoff == pytest.approx(0.3)        # temperature 1 renormalises: float rounding

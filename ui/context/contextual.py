@@ -93,6 +93,16 @@ def best_layer(result: cx.Contextuality) -> int | None:
     return int(np.nanargmax(result.separation))
 
 
+def _layers_said(separation: np.ndarray, best: int) -> str:
+    """'layer 2', or every layer tied with it: 'layers 2–6' (a run), 'layers 1, 3 and 5'."""
+    tied = [int(i) for i in np.flatnonzero(separation == separation[best])]
+    if len(tied) == 1:
+        return f"layer {best}"
+    if tied == list(range(tied[0], tied[-1] + 1)):
+        return f"layers {tied[0]}–{tied[-1]}"
+    return "layers " + ", ".join(map(str, tied[:-1])) + f" and {tied[-1]}"
+
+
 def show_contextuality() -> str:
     """The view; returns the chosen model's name."""
     st.header("How contextual are the vectors?")
@@ -129,7 +139,7 @@ def show_contextuality() -> str:
     best = best_layer(result)
     if best is not None:
         asking.say("ctx_separation", lambda: st.markdown(
-            f"The senses separate best at **layer {best}** "
+            f"The senses separate best at **{_layers_said(result.separation, best)}** "
             f"({result.separation[best]:.0%} of sentences nearest their own sense)."))
     layer = state.kept_widget(st.slider, "Layer of the map", "ctx_layer", best or 0, query="clayer",
                               parse=state.parse_int_in(0, result.layers - 1), min_value=0,

@@ -13,6 +13,7 @@ from core.limits import CSLS_K
 from core.map_quality import csls, hubness
 from ui import cached, render, state
 from ui.map_quality.hubness import lists_of, search_sentence
+from core.text import neighbour_count_name
 
 RANKINGS = {"cosine": "cosine (3CosAdd, as above)", "CSLS": "CSLS as well (hubs marked down)"}
 
@@ -54,7 +55,7 @@ def csls_section(table, a: int, b: int, c: int, k: int, expected: int | None) ->
     st.caption(render.md(
         f"CSLS(x, t) = 2 cos(x, t) − r(x) − r(t), t = â − b̂ + ĉ, r = the mean cosine to the {neighbours} nearest rows "
         f"(r(t) = {got.target_r:.4f}, the same for every candidate); inputs excluded. {also} of these "
-        f"{len(got.rows)} are also in cosine's first {k}. Hubs (the top 1 % by N_{neighbours}) among the first {k}: "
+        f"{len(got.rows)} are also in cosine's first {k}. Hubs (the top 1 % by {neighbour_count_name(neighbours)}) among the first {k}: "
         f"{int(hubs[got.cosine_rows].sum())} by cosine, {int(hubs[got.rows].sum())} by CSLS."))
     if expected is not None:
         name = table.tokens[expected]

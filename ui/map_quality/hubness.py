@@ -12,6 +12,7 @@ from core.tokens.pieces import TOKEN_KINDS
 from ui import cached, render, state
 from ui.lessons import asking
 from ui.server import jobs
+from core.text import neighbour_count_name
 
 SECONDS_PER_GIGA_PRODUCT = 0.03      # rough: 2 busy cores, products and top-k of one block
 
@@ -99,7 +100,7 @@ def hubs_frame(table, lists, found) -> pd.DataFrame:
     top = hubness.top_hubs(found.counts, ids, HUBS_LISTED)
     rows = lists.rows[top]
     return pd.DataFrame({"token": [table.tokens[r] for r in rows], "id": [int(i) for i in table.ids[rows]],
-                         f"N_{found.k}": found.counts[top], "norm": cached.cached_norms(table)[rows],
+                         f"{neighbour_count_name(found.k)}": found.counts[top], "norm": cached.cached_norms(table)[rows],
                          "kind": [TOKEN_KINDS[c] for c in cached.token_kind_codes(table)[rows]]})
 
 
@@ -121,20 +122,21 @@ def hubness_section(table, searched: list[int]) -> None:
     # the tour's questions (core.lessons.tour_map_quality) ask for these: held back until answered
     with c1:
         asking.say("hub_skewness", lambda: st.metric(
-            f"Skewness of N_{k}", "undefined" if np.isnan(found.skewness) else f"{found.skewness:+.2f}",
+            f"Skewness of {neighbour_count_name(k)}", "undefined" if np.isnan(found.skewness) else f"{found.skewness:+.2f}",
             help="Undefined when every row has the same N_k: a table this small lists every other row."))
     with c2:
         asking.say("hub_skewness", lambda: st.metric(f"Slots held by the top 1 % ({found.top_rows:,} row{'s' if found.top_rows != 1 else ''})",
                                                      f"{found.top_share:.1%}"))
     with c3:
-        asking.say("hub_largest", lambda: st.metric(f"Largest N_{k}", f"{int(found.counts.max()):,}"))
+        asking.say("hub_largest", lambda: st.metric(f"Largest {neighbour_count_name(k)}", f"{int(found.counts.max()):,}"))
     render.show_figure(k_occurrence_histogram(found.counts, int(k), f"How often each row is a {k}-nearest neighbour"),
                        key="geo_hubness")
     frame = hubs_frame(table, lists, found)
     render.show_frame(frame.assign(norm=[f"{v:.3f}" for v in frame["norm"]]), hide_index=True)
     st.download_button("⬇ Every row's N_k as CSV", hubs_csv_text(table, lists, found), key="geo_hub_csv",
                        file_name=f"{render.export_name(f'hubness-k{k}')}.csv", mime="text/csv")
-    st.caption(f"N_k (Radovanović et al. 2010): every row lists its {k} nearest others by cosine; N_k counts the lists a "
+    st.caption(f"{neighbour_count_name(k)} (Radovanović et al. 2010): every row lists its {k} nearest others by cosine; "
+               f"{neighbour_count_name(k)} counts the lists a "
                f"row is on. The mean is exactly {k}; a right-skewed distribution (skewness above 0) means a few *hubs* "
                "crowd many lists, and then a neighbour list says more about the hubs than about the query.")
     if searched and lists.rows.size == table.vocab_size:
@@ -147,7 +149,7 @@ def hubs_csv_text(table, lists, found) -> str:
     order_rows = hubness.top_hubs(found.counts, table.ids[lists.rows], len(found.counts))
     rows = lists.rows[order_rows]
     frame = pd.DataFrame({"token": [table.tokens[r] for r in rows], "id": table.ids[rows].astype(np.int64),
-                          f"N_{found.k}": found.counts[order_rows], "norm": cached.cached_norms(table)[rows].astype(np.float64),
+                          f"{neighbour_count_name(found.k)}": found.counts[order_rows], "norm": cached.cached_norms(table)[rows].astype(np.float64),
                           "kind": [TOKEN_KINDS[c] for c in cached.token_kind_codes(table)[rows]]})
     return render.frame_csv_text(frame, preamble=(f"Embedding Lens hubness of table {table.name}",
                                                   f"k = {found.k}, cosine, skewness {found.skewness:.6g}"))
@@ -167,7 +169,7 @@ def show_csls(table, lists, found, row: int) -> None:
     render.show_frame(pd.DataFrame({"rank": range(1, kept + 1), "by cosine": listed(got.before, got.cosines[got.before]),
                                     "by CSLS": listed(got.after, got.scores[got.after])}), hide_index=True)
     asking.say("csls_hubs", lambda: st.caption(
-        f"Hubs (the top 1 % by N_{found.k}) in the list: {got.hubs_before} by cosine, {got.hubs_after} by CSLS "
+        f"Hubs (the top 1 % by {neighbour_count_name(found.k)}) in the list: {got.hubs_before} by cosine, {got.hubs_after} by CSLS "
         f"— {max(0, got.hubs_before - got.hubs_after)} left."))
     st.caption("CSLS(x, y) = 2 cos(x, y) − r(x) − r(y), r(z) being z's mean cosine to its own K nearest: a hub, close "
                "to everything, is marked down.")
