@@ -207,7 +207,7 @@ def show_context_demo() -> None:
     p = comparison.position
     word = lab.tokens[lab.rows_for_ids([first_ids[p]])[0]]
     st.markdown(f"Compared position **{p}** (“{render.md(word)}” in sentence 1). Lookup + position vectors equal: "
-                f"**{comparison.same_input}**.")
+                f"**{'yes' if comparison.same_input else 'no'}**.")
     asking.say("context_output", lambda: st.markdown(
         f"Output difference ‖O₁ − O₂‖ = **{comparison.difference_norm:.4f}**"
         + (" — identical sentences give identical outputs." if comparison.difference_norm == 0 else "")))

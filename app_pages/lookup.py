@@ -89,7 +89,7 @@ def show_one_hot(report) -> None:
     if not partial and table.vocab_size <= 8 and T <= 6 and d <= 8:
         st.latex(matrix_latex(report.selector, 0) + matrix_latex(table.weight)
                  + "=" + matrix_latex(report.X) + (r"\;\checkmark" if matches else r"\;\times"))
-    st.success(f"S @ E equals E[ids] exactly: {matches}. S has shape ({T} × {table.vocab_size:,}); "
+    st.success(f"S @ E equals E[ids] exactly: {'yes' if matches else 'no'}. S has shape ({T} × {table.vocab_size:,}); "
                "frameworks index the row instead of multiplying by mostly zeros.")
 
 

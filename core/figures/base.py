@@ -54,7 +54,8 @@ def wrapped_title(title: str) -> str:
         return title
     middle = len(title) / 2
     best = min(breaks, key=lambda b: (not b[0] or abs(b[1] - middle) > middle / 2, abs(b[1] - middle)))[1]
-    return title[:best].rstrip() + "<br>" + title[best + 1:].lstrip()
+    # the line break stands for a ' · ' or ' — ': a second line opening on "· shape" read as a stray mark
+    return title[:best].rstrip() + "<br>" + title[best + 1:].lstrip().removeprefix("· ").removeprefix("— ")
 
 
 def top_margin(fig: go.Figure, px: int) -> int:

@@ -254,8 +254,9 @@ VIEW_TOURS = {
                  "model moves what it knows about the subject to the place that predicts.",
                  _table("smollm2", keep_why_method="patching")),
         TourStep("why", "A few huge numbers",
-                 "Massive activations (Sun et al. 2024): a handful of values in the residual stream, hundreds to "
-                 "thousands of times the median of their vector, mostly at the first token. In the grid, find the "
+                 "Massive activations (Sun et al. 2024): a handful of values in the residual stream, hundreds of "
+                 "times the median of their vector in SmolLM2 (the paper's larger models reach thousands), mostly at "
+                 "the first token. In the grid, find the "
                  "layer where they appear and the positions that carry them; compare with the attention-sink bars "
                  "beside it, then set those values to zero and to their mean (*Set them to zero, or to their "
                  "mean*): the mean leaves the loss as it was, zero breaks the model.",

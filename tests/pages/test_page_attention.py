@@ -67,7 +67,7 @@ def test_seed000_example_on_the_page():
 def test_context_demo():
     at = open_page("attention")
     markdown = " ".join(texts(at.markdown))
-    assert "Lookup + position vectors equal: **True**" in markdown
+    assert "Lookup + position vectors equal: **yes**" in markdown
     at.text_input(key="attn_ctx_2").input("oto kamienny zamek").run()
     assert "identical sentences give identical outputs" in " ".join(texts(at.markdown))
 

@@ -21,7 +21,7 @@ def test_lookup_runs_clean_with_seed000_numbers():
     assert metrics["Parameters in E (V × d)"] == ("12", "3 × 4")        # the count, its factors below it
     assert metrics["Entries in X (T × d)"] == ("8", "2 × 4")
     assert any("‖E_a − E_b‖² = **1**" in m for m in texts(at.markdown))
-    assert any("S @ E equals E[ids] exactly: True" in s for s in texts(at.success))
+    assert any("S @ E equals E[ids] exactly: yes" in s for s in texts(at.success))
 
 
 def test_distance_between_rows_0_and_2_is_4():

@@ -233,6 +233,7 @@ def test_long_titles_wrap_at_a_separator_and_make_room():
     assert wrapped_title(long) == "Top-1 next token after each layer<br>(colour: its probability)"
     shape = wrapped_title("learned: cosine of every pair of positions · shape (512 × 512)")
     assert "(512 × 512)" in shape.split("<br>")[1]                    # never inside brackets
+    assert shape == "learned: cosine of every pair of positions<br>shape (512 × 512)"    # the break is the ' · '
     fig = base_layout(go.Figure(), long, 300)
     assert fig.layout.height == 300 + TITLE_LINE_PX and fig.layout.margin.t == 50 + TITLE_LINE_PX
     assert top_margin(fig, 90) == 90 + TITLE_LINE_PX
