@@ -251,8 +251,19 @@ def digits_when_presenting(frame: pd.DataFrame, columns, spec: str = "+.4g") -> 
     instead of 0.000 (NaN: empty). The grid keeps them numbers (its column_config formats them)."""
     if not presenting():
         return frame
-    return frame.assign(**{column: [format(v, spec) if np.isfinite(v) else "" for v in frame[column]]
-                           for column in columns if column in frame.columns})
+    return frame.assign(**{column: column_texts(frame[column], spec) for column in columns if column in frame.columns})
+
+
+def column_texts(values, spec: str = "+.4g") -> list[str]:
+    """A column's numbers in one notation: all in `spec`'s, or, when `spec` would write some of them with an
+    exponent (9.16e-07 beside 0.000395), all with one, the same digits. NaN: empty. Minus signs as '−'."""
+    values = np.asarray(values, dtype=np.float64)
+    texts = [format(v, spec) if np.isfinite(v) else "" for v in values]
+    if any("e" in t for t in texts) and not spec.endswith("e"):
+        digits = int(re.sub(r"\D", "", spec) or 4)
+        sign = "+" if spec.startswith("+") else ""
+        texts = [format(v, f"{sign}.{max(digits - 1, 0)}e") if np.isfinite(v) else "" for v in values]
+    return [t.replace("-", "−") for t in texts]
 
 
 def literal_table(frame):
@@ -266,6 +277,9 @@ def literal_table(frame):
             literal[column] = [md(v) if isinstance(v, str) else v for v in literal[column]]
     literal.columns = [md(c) for c in literal.columns]
     styler = literal.style.format(precision=3)      # the pages' own number format (a Styler's is not exported)
+    floats = [c for c in literal.columns if pd.api.types.is_float_dtype(literal[c])]
+    if floats:                                      # '−0.292', as the pages' own texts write a minus
+        styler = styler.format(lambda v: format(v, ".3f").replace("-", "−") if np.isfinite(v) else "", subset=floats)
     return styler.use(styles) if styles else styler
 
 

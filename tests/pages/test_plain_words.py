@@ -62,3 +62,14 @@ def test_a_page_that_drops_a_definition_is_caught():
     said = "Each head writes into the residual stream. " + glossary.sentence("attention head")
     assert undefined_terms(said, "") == ["residual stream"]
     assert undefined_terms(said, glossary.sentence("residual stream")) == []
+
+
+def test_terms_of_results_shown_after_a_button_are_defined_too():
+    """Layer skipping's results say "nats": defined once they are on the page (the page without them, above,
+    never showed the word; a run after another test had made them did)."""
+    at = open_page("why", table="smollm2", method="skipping", stext="The cat sat on the mat.")
+    if any(button.key == "why_skip_run" for button in at.button):
+        at.button(key="why_skip_run").click().run()
+    assert_clean(at)
+    said, hovers = page_words(at)
+    assert "nats" in said and undefined_terms(said, hovers) == []

@@ -39,6 +39,7 @@ def show_skipping(model) -> None:
     st.caption(f"Most needed for this text: layer {worst} (+{skips.rises[worst]:.2f} nats). "
                + (f"Nearly free to skip (< 0.05 nats): {', '.join(harmless)}." if harmless else
                   "No layer is free to skip for this text."))
+    words.define("nat")                         # the results' unit, said once they are on the page
     _show_one_layer(model, ids, skips)
 
 
