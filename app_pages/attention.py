@@ -128,8 +128,12 @@ def show_one_head(token_ids: list[int], tokens: list[str], P) -> None:
     c1, c2, c3 = st.columns(3)
     causal = state.kept_widget(c1.toggle, "Causal mask", "attn_causal", model is None or model.causal, query="causal",
                                 per_table=True, parse=state.parse_bool)
-    use_positions = state.kept_widget(c2.toggle, "Add positions", "attn_use_pos", True, query="addpos",
-                                      parse=state.parse_bool, disabled=P is None)
+    if P is None:               # Positions = none: shown off (greyed and on read as positions being added)
+        use_positions = c2.toggle("Add positions", False, key="attn_use_pos_none", disabled=True,
+                                  help="Choose positions above to add them.")
+    else:
+        use_positions = state.kept_widget(c2.toggle, "Add positions", "attn_use_pos", True, query="addpos",
+                                          parse=state.parse_bool)
     scaled = state.kept_widget(c3.toggle, "Scale by 1/√d_k", "attn_scaled", True, query="scaled",
                                parse=state.parse_bool)
     W_q, W_k, W_v = projections(table.width)

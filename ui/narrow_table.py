@@ -29,6 +29,8 @@ def _css(key: str, columns: list[str]) -> str:
     return (f"{scope} table {{ width: 100%; }} "
             f"{scope} th, {scope} td {{ white-space: normal; overflow-wrap: anywhere; }} "
             f"@media (max-width: {PHONE_WIDTH_PX}px) {{ "
+            # cards fit the screen: no scroll box around them (its edge clipped the cards' right side)
+            f"{scope} {{ overflow: visible; animation: none; mask-image: none; padding-inline: 0; }} "
             f"{scope} table, {scope} tbody, {scope} tr, {scope} th, {scope} td {{ display: block; width: auto; }} "
             f"{scope} thead {{ display: none; }} "
             f"{scope} tr {{ margin-bottom: 0.75rem; border: 1px solid rgba(49, 51, 63, 0.2); border-radius: 0.5rem; }} "

@@ -140,8 +140,10 @@ def base_css() -> None:
         /* a chart's toolbar printed over its title on a 390 px phone: shown once the chart is touched */
         .js-plotly-plot .modebar-container { visibility: hidden; }
         .js-plotly-plot:hover .modebar-container, .js-plotly-plot:focus-within .modebar-container { visibility: visible; } }
-      /* what only a phone needs said (a table wider than its screen), drawn nowhere else */
+      /* what only a phone needs said, drawn nowhere else */
       @media (min-width: 641px) { [data-testid="stElementContainer"]:has(.lens-phone-only) { display: none; } }
+      /* "the table scrolls sideways": only above a grid the page measured wider than its column (ui.screen_fit) */
+      [data-testid="stElementContainer"]:has(.lens-swipe):not(:has(+ .lens-wide-grid)) { display: none; }
       /* an equation or a plain table wider than its column (S E = X of seed 004 is 754 px, a phone's
          column 358) scrolls inside its own box, never the page; its hidden side fades out so nobody
          reads a cut matrix as whole. The fade follows the box's own scroll (a box that fits has no
@@ -222,13 +224,16 @@ def show_frame(frame, **kwargs) -> None:
         styler = literal_table(frame)
         st.table(styler.hide(axis="index") if kwargs.get("hide_index") else styler)
         return
-    if grid_width_px(data, not kwargs.get("hide_index")) > PHONE_COLUMN_PX:
-        st.markdown(f'<p class="lens-phone-only" style="font-size: 0.85rem; margin: 0;">⟷ Swipe the table sideways: '
-                    f'{len(data.columns)} columns, not all on this screen.</p>', unsafe_allow_html=True)
+    if grid_width_px(data, not kwargs.get("hide_index")) > MAY_NOT_FIT_PX:
+        st.markdown(f'<p class="lens-swipe" style="font-size: 0.85rem; margin: 0;">{SWIPE_SAID.format(len(data.columns))}'
+                    '</p>', unsafe_allow_html=True)
     st.dataframe(frame, **kwargs)
 
 
 PHONE_COLUMN_PX = 358          # the main column of a 390 px phone
+MAY_NOT_FIT_PX = 250           # a grid estimated wider than this may not fit a phone (or a half column): the page
+                               # measures it (ui.screen_fit) and shows SWIPE_SAID only when it does not fit
+SWIPE_SAID = "⟷ The table scrolls sideways: {} columns, not all in view."
 GRID_CHAR_PX, GRID_CELL_PAD_PX = 7.5, 17
 
 

@@ -14,7 +14,7 @@ import streamlit as st
 from core.text import markdown_literal as md
 from core.text import shorten
 from ui import loaders, render, state, tables
-from ui.crowded_labels import guard_crowded_labels
+from ui.screen_fit import watch_screen_fit
 from ui.lessons import tours
 from ui.server.info import about_this_server
 
@@ -173,7 +173,7 @@ def shell():
     _sidebar_settings()
     about_this_server()
     tours.tour_picker()
-    guard_crowded_labels()
+    watch_screen_fit()
     state.show_pending_warnings()
     tours.tour_bar()
     return page

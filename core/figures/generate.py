@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from core.figures.base import BAR_TEXT, base_layout, line_chart, top_margin
+from core.figures.base import BAR_TEXT, base_layout, line_chart
 from core.text import format_number
 
 
@@ -27,14 +27,12 @@ def rule_bars(labels: list[str], before: np.ndarray, after: np.ndarray, kept: np
         # a legend entry, not a note on the line: the note printed over the last bar's number
         fig.add_trace(go.Scatter(x=[labels[0], labels[-1]], y=[cutoff, cutoff], mode="lines", hoverinfo="skip",
                                  line=dict(dash="dash", color="#dc2626"), name=f"cut-off {format_number(cutoff, 4)}"))
-    # the legend between the title and the bars: below them it covered the slanted token labels
-    fig.update_layout(barmode="group", legend=dict(orientation="h", x=0, xanchor="left", y=1.02, yanchor="bottom"),
-                      uniformtext=BAR_TEXT)
+    # the legend at the figure's foot (base_layout), under the slanted token labels: at y = -0.15 it covered
+    # them, and between the title and the bars a phone's two-line title ran into it
+    fig.update_layout(barmode="group", uniformtext=BAR_TEXT)
     fig.update_xaxes(automargin=True, tickangle=-45)
     fig.update_yaxes(title="probability", automargin=True)
-    fig = base_layout(fig, title, 400)
-    fig.update_layout(margin=dict(t=top_margin(fig, 80)))
-    return fig
+    return base_layout(fig, title, 440)
 
 
 def dose_response_figure(coefficients: np.ndarray, target_log_prob: np.ndarray, neutral_loss: np.ndarray,

@@ -78,22 +78,32 @@ def test_a_token_search_leaves_the_big_plots_mounted(server, page):
     page.screenshot(path=str(SCREENSHOTS / "fit-geometry-search.png"))
 
 
-SWIPE_CUE = "Swipe the table sideways"
+SWIPE_CUE = "The table scrolls sideways"
 # Each plot's title: (its text, its right edge, the plot's right edge), in px.
 TITLE_ROOM_JS = """() => [...document.querySelectorAll('[data-testid="stMain"] .js-plotly-plot')].map(g => {
   const t = g.querySelector('.gtitle'); if (!t) return null;
   return [t.textContent, t.getBoundingClientRect().right, g.getBoundingClientRect().right]; }).filter(x => x)"""
+# Each grid: (does its canvas scroll sideways, is the line above it saying so shown).
+GRIDS_JS = """() => [...document.querySelectorAll('[data-testid="stMain"] [data-testid="stDataFrame"]')].map(grid => {
+  const scroller = grid.querySelector('.dvn-scroller'), holder = grid.closest('[data-testid="stElementContainer"]');
+  const before = holder.previousElementSibling, cue = before && before.querySelector('.lens-swipe');
+  return [scroller.scrollWidth > scroller.clientWidth + 1, !!cue && cue.getBoundingClientRect().height > 0]; })"""
 
 
 @pytest.mark.parametrize("size", [DESKTOP, PHONE], ids=["1280", "phone"])
 def test_a_wide_table_says_it_scrolls_on_a_phone_only_and_titles_stay_in_their_plot(server, browser, size):
     """Geometry's pair table ("a·b written out", 7 columns) scrolls sideways inside a phone's grid with no
-    scroll bar in sight: there, and only there, a line above it says so. And no figure title runs past its
+    scroll bar in sight: there, and only there, a line above it says so (the page measures each grid; a
+    2-column grid that fits had the line from the server's estimate alone). And no figure title runs past its
     plot's right edge (titles are sized for a desktop plot; a phone draws them smaller)."""
     context, tab = _open(browser, f"{server}/geometry?table=seed004", size, 3, '[data-testid="stDataFrame"]')
     try:
+        tab.wait_for_timeout(800)                               # the page measures its grids
         cue = tab.get_by_text(SWIPE_CUE).first
         assert cue.count() == 1 and cue.is_visible() == (size is PHONE)
+        grids = tab.evaluate(GRIDS_JS)                          # said exactly where a grid scrolls sideways
+        assert grids and all(scrolls for scrolls, said in grids if said), grids     # never above a grid that fits
+        assert any(said for _, said in grids) == (size is PHONE), grids
         h = tab.evaluate("() => document.querySelector('[data-testid=\"stMain\"]').scrollHeight")
         for y in range(0, h, 700):                  # charts draw once scrolled into view
             tab.evaluate(f"() => document.querySelector('[data-testid=\"stMain\"]').scrollTo(0, {y})")
@@ -107,14 +117,16 @@ def test_a_wide_table_says_it_scrolls_on_a_phone_only_and_titles_stay_in_their_p
         context.close()
 
 
-# Per heatmap with cell texts: (title, its texts overlap one another, they are hidden, the note under it is drawn).
+# Per heatmap with cell texts: (title, its texts overlap one another or are too small to read, they are hidden,
+# the note under it is drawn).
 CELL_TEXTS_JS = """() => [...document.querySelectorAll('[data-testid="stMain"] .js-plotly-plot')]
   .filter(p => p.querySelector('.heatmap-label text')).map(p => {
     const boxes = [...p.querySelectorAll('.heatmap-label text')].filter(t => t.textContent).map(t => t.getBoundingClientRect());
     const overlap = boxes.some((a, i) => boxes.some((b, j) => j > i && a.left < b.right - 0.5 && b.left < a.right - 0.5
                                                           && a.top < b.bottom - 0.5 && b.top < a.bottom - 0.5));
-    const label = p.querySelector('.heatmap-label');
-    return [(p.querySelector('.gtitle') || {}).textContent, overlap, getComputedStyle(label).visibility === 'hidden',
+    const label = p.querySelector('.heatmap-label'), heights = boxes.map(b => b.height).sort((a, b) => a - b);
+    const small = heights.length > 0 && heights[Math.floor(heights.length / 2)] < 8;
+    return [(p.querySelector('.gtitle') || {}).textContent, overlap || small, getComputedStyle(label).visibility === 'hidden',
             getComputedStyle(p, '::after').content.includes('Tap or hover')]; })"""
 
 

@@ -282,11 +282,15 @@ def test_a_dimension_s_share_of_the_mean_waits_with_the_mean():
 
 
 def test_projected_room_above_the_plot_grows_with_a_legend_there():
-    """At 1920 px presenting, the sampling bars' two-line title sat on their legend (above the bars)."""
+    """At 1920 px presenting, a two-line title sat on a legend kept above the bars; the sampling bars' legend
+    now sits at the figure's foot, under their slanted labels (on a phone a two-line title ran into it)."""
     from core.figures.base import for_projector
     from core.figures.generate import rule_bars
+    from core.figures.models.inside import ablation_bars
 
-    fig = rule_bars(["a", "b"], np.array([0.6, 0.4]), np.array([1.0, 0.0]), [True, False], 0.5,
-                    "Top-k keeps the k most probable tokens: the rest are cut and the kept renormalised")
+    fig = ablation_bars(["0: The → Ġcat", "1: Ġcat → Ġis"], np.array([0.1, 0.2]), np.array([0.05, 0.3]),
+                        "Loss of the text with each head of layer 0 switched off, against the untouched model")
     top = fig.layout.margin.t
     assert for_projector(fig).layout.margin.t > top
+    rule = rule_bars(["a", "b"], np.array([0.6, 0.4]), np.array([1.0, 0.0]), [True, False], 0.5, "t").layout.legend
+    assert (rule.yref, rule.y, rule.yanchor) == ("container", 0, "bottom")

@@ -45,7 +45,7 @@ def show_positions(model_name: str) -> None:
         theta = float(getattr(config, "rope_theta", None) or config.rope_parameters["rope_theta"])
         st.markdown(f"{markdown_literal(model.name)} has no position table: **rotary** positions turn each pair of a query's and "
                     f"key's {head_width} numbers by an angle that grows with the position, a different speed "
-                    f"per pair (θ = {theta:g}). Their score then depends on the distance between them.")
+                    f"per pair (θ = {theta:,g}). Their score then depends on the distance between them.")
         frequencies = pos.rope_frequencies(head_width, theta)
         render.show_figure(lines({"radians per position": (np.arange(len(frequencies)), frequencies)},
                                  "Angle each frequency pair turns per position", "pair", "radians"),

@@ -41,5 +41,6 @@ def show_commitment(model) -> None:
                           "top-3 from layer": shown(strip.top3), "p > 0.5 from layer": shown(strip.above_half)},
                          index=pd.Index([str(p) for p in range(1, len(ids))], name="position"))
     render.show_frame(frame, width="stretch")
+    common.say_piece_marks(model, strip.tokens)
     st.caption(f"emb: the embedding alone; L0: after the first layer; L{model.layers - 1}: after the last, the "
                "model's own output. Layers are numbered from L0 on every page.")

@@ -80,6 +80,15 @@ def piece(model, token: int) -> str:
     return model.table.tokens[token]
 
 
+def say_piece_marks(model, tokens) -> None:
+    """A caption of what the marks in these tokens' pieces mean (Ġ: a space before), when they have any."""
+    from core.text import piece_marks_note
+
+    note = piece_marks_note(piece(model, int(t)) for t in tokens)
+    if note:
+        st.caption(note)
+
+
 def decoded(model, ids) -> str:
     return model.tokenizer.decode(list(ids))
 

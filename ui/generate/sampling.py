@@ -97,6 +97,7 @@ def _show_step(model, result, step: int, config) -> None:
     top = sampling.descending(probs)[:common.SHOWN_TOKENS]
     labels = [f"{common.piece(model, t)} ({t})" for t in top]
     st.subheader(f"Step {step}: choosing token {step + 1} after the prompt")
+    common.say_piece_marks(model, [*top, result.tokens[step]])
     for stage in stages:
         st.markdown(f"**{stage.name}** — {md(stage.formula)}")
         render.show_figure(rule_bars(labels, stage.before[top], stage.after[top], stage.kept[top], stage.cutoff,

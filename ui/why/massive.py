@@ -13,7 +13,7 @@ from ui.server import jobs
 from ui.why import page as why
 
 DEFAULT_TEXT = "The Eiffel Tower is located in the city of Paris, the capital of France."
-LEVEL_NAMES = {"100": "≥ 100× the median", "1000": "≥ 1,000× the median (the paper's massive)"}
+LEVEL_NAMES = {"100": "≥ 100× the median", "1000": "≥ 1,000× the median (the paper's massive activations)"}
 
 
 def show_massive(model) -> None:

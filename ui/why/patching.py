@@ -116,8 +116,8 @@ def _patching(model, clean, corrupt, answers):
         f"Patch all {cells:,} cells ({model.layers} layers × {len(clean)} positions)",
         patching_seconds(model, len(clean)), why.shared_results(), "why_patch_run"))
     if result is None:
-        st.caption("One pass per layer over a growing batch of runs, each over the positions from its patched one "
-                   "on (earlier positions are the corrupted run's). The result is shared with everyone who asks "
+        st.caption("One pass per layer over a growing batch of runs. A run patched at position p is computed from "
+                   "p on: before p it is the corrupted run, kept once. The result is shared with everyone who asks "
                    "for the same pair.")
     return result
 

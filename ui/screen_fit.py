@@ -1,16 +1,25 @@
-"""No cell text printed over its neighbour, at any screen width.
+"""What only the screen can tell: whether cell texts fit their cells, and whether a table fits its column.
+
+No cell text printed over its neighbour, at any screen width.
 
 A heatmap's cell numbers (or token names) are written when they fit its cells at the narrowest desktop
 served (core.figures.base.numbers_fit); the server does not know the screen, and on a 390 px phone a 30 × 10
 attribution grid's numbers and the logit lens's token names ran into each other. So the page measures: a
 one-pixel st.iframe of the app's own origin (as ui.lessons.keyboard) watches the page, and a plot whose cell
-texts overlap, side by side or one above the other, has them hidden (the hover keeps every value) until it
-is drawn again wide enough for them."""
+texts overlap, side by side or one above the other, or that Plotly shrank below SMALLEST_TEXT_PX to fit its
+cells (4-6 px numbers in a phone's 11 × 11 grid), has them hidden (the hover, or a tap, keeps every value)
+until it is drawn again wide enough for them.
+
+A table grid wider than its column scrolls sideways inside its canvas, with no scroll bar in sight on a phone
+(or before the pointer is on it): the line ui.render.show_frame writes above a grid that may not fit
+(SWIPE_CLASS) shows only once the page has measured that this grid does not (WIDE_GRID_CLASS on its element)."""
 from __future__ import annotations
 
 import streamlit as st
 
 CROWDED_CLASS = "lens-crowded"
+SWIPE_CLASS, WIDE_GRID_CLASS = "lens-swipe", "lens-wide-grid"
+SMALLEST_TEXT_PX = 8          # a cell text drawn shorter than this cannot be read
 
 _SCRIPT = """<script>
 (function () {
@@ -19,7 +28,7 @@ _SCRIPT = """<script>
     const style = doc.createElement('style');
     style.id = 'lens-crowded-style';
     style.textContent = '.%(cls)s .heatmap-label { visibility: hidden; } .%(cls)s::after { display: block; ' +
-      'content: "Cell labels hidden: too narrow to print them apart here. Tap or hover a cell to read it."; ' +
+      'content: "Cell labels hidden: too small or too close to read at this width. Tap or hover a cell to read it."; ' +
       'font-size: 0.8rem; opacity: 0.75; padding: 0 0.5rem; }';
     doc.head.appendChild(style);
   }
@@ -28,20 +37,27 @@ _SCRIPT = """<script>
     return boxes.some((box, i) => i > 0 && box[start] < boxes[i - 1][end] - 0.5);
   };
   const crowded = (plot) => {
-    const rows = new Map(), columns = new Map();
+    const rows = new Map(), columns = new Map(), heights = [];
     for (const text of plot.querySelectorAll('.heatmap-label text')) {
       if (!text.textContent) continue;
       const box = text.getBoundingClientRect();
+      heights.push(box.height);
       const row = Math.round(box.top + box.height / 2), column = Math.round(box.left + box.width / 2);
       rows.set(row, (rows.get(row) || []).concat([box]));
       columns.set(column, (columns.get(column) || []).concat([box]));
     }
+    heights.sort((a, b) => a - b);
+    if (heights.length && heights[Math.floor(heights.length / 2)] < %(smallest)s) return true;
     return [...rows.values()].some(b => overlapping(b, 'left', 'right')) ||
            [...columns.values()].some(b => overlapping(b, 'top', 'bottom'));
   };
   const check = () => {
     host.__lensCrowdedTimer = null;
     doc.querySelectorAll('.js-plotly-plot').forEach(plot => plot.classList.toggle('%(cls)s', crowded(plot)));
+    doc.querySelectorAll('[data-testid="stDataFrame"]').forEach(grid => {
+      const scroller = grid.querySelector('.dvn-scroller'), holder = grid.closest('[data-testid="stElementContainer"]');
+      if (holder) holder.classList.toggle('%(wide)s', !!scroller && scroller.scrollWidth > scroller.clientWidth + 1);
+    });
   };
   const soon = () => { if (!host.__lensCrowdedTimer) host.__lensCrowdedTimer = host.setTimeout(check, 200); };
   if (host.__lensCrowdedWatch) host.__lensCrowdedWatch.disconnect();      // this run's watcher replaces the last
@@ -57,7 +73,7 @@ _SCRIPT = """<script>
 </script>"""
 
 
-def guard_crowded_labels() -> None:
+def watch_screen_fit() -> None:
     """Install the watcher (once a run, at the sidebar's foot: the page's own column keeps its spacing)."""
     with st.sidebar:
-        st.iframe(_SCRIPT % {"cls": CROWDED_CLASS}, height=1)
+        st.iframe(_SCRIPT % {"cls": CROWDED_CLASS, "smallest": SMALLEST_TEXT_PX, "wide": WIDE_GRID_CLASS}, height=1)
