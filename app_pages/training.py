@@ -209,8 +209,9 @@ def show_step(step, target_name: str, input_name: str) -> None:
 
 def show_batch() -> None:
     st.subheader("A sequence: Sᵀ G, and the optimizer's update")
-    st.caption("Next-token loss of a frozen random read-out W_out (seed 0) over the lab table. "
-               "Repeated ids accumulate gradient in one row; untouched rows get zero gradient.")
+    st.caption("Next-token loss of a frozen random read-out W_out (seed 0) over the lab table. G is the loss's "
+               "gradient with respect to X = S E (one row per position); Sᵀ G adds each position's row into the row "
+               "of E it read. Repeated ids accumulate gradient in one row; untouched rows get zero gradient.")
     text = state.kept_widget(st.text_input, "Sequence", "train_batch_text", "oto zamek oto klucz oto",
                              query="bseq", parse=state.parse_text, max_chars=MAX_TEXT_CHARS)
     c1, c2, c3, c4 = st.columns(4)

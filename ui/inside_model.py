@@ -124,9 +124,11 @@ def show_ablation(model, run) -> None:
         return
     base, ablated = results
     which = f"layer {int(layer)}, " + ("every head" if head == "all" else f"head {head}")
+    # a short label (a long one was cut at "…, eve" on a phone); what the loss is goes in its help
     asking.say("ablation_loss", lambda: st.metric(
-        f"Loss of the text (mean −ln p of each next token), {which} off",
-        f"{base.loss:.3f} → {ablated.loss:.3f}", f"{ablated.loss - base.loss:+.3f}", delta_color="inverse"))
+        f"Loss, {which} off", f"{base.loss:.3f} → {ablated.loss:.3f}", f"{ablated.loss - base.loss:+.3f}",
+        delta_color="inverse", help="The text's loss: the mean −ln p of each real next token, untouched → with "
+                                    "the heads off."))
     labels = [f"{t}: {model.table.tokens[ids[t]]} → {model.table.tokens[ids[t + 1]]}" for t in range(len(ids) - 1)]
     render.show_figure(made(ablation_bars, labels, base.next_probs, ablated.next_probs,
                                      f"p(real next token) at each position, {which} off"), key="models_ablation")

@@ -96,7 +96,7 @@ def test_lens_and_ablation_on_a_causal_model():
     assert any(t.startswith("Top-1 next token after each layer") for t in titles)
     assert any("after position 4" in t and "Paris" in t for t in titles)
     at.number_input(key="models_ablate_layer").set_value(0).run()
-    loss = next(m for m in at.metric if "Loss of the text" in m.label)
+    loss = next(m for m in at.metric if m.label.startswith("Loss, "))
     before, after = (float(v) for v in loss.value.split(" → "))
     assert after > before                                   # every head of layer 0 off hurts
     scoped(at, "selectbox", "models_ablate_head").set_value(3).run()

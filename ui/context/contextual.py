@@ -130,7 +130,7 @@ def show_contextuality() -> str:
                    "same sentences.")
         return model_name
     st.caption(f"Baseline: {result.pairs:,} random token pairs from different sentences of this set "
-               f"(seed {cx.BASELINE_SEED}); MEV baseline: {len(sentences)} random tokens' vectors. "
+               f"(seed {cx.BASELINE_SEED}); max explainable variance (MEV) baseline: {len(sentences)} random tokens' vectors. "
                "The word's vector is the mean of its pieces.")
     render.show_figure(contextuality_lines(result, f"{word!r} in {len(sentences)} sentences, per layer"),
                        key="ctx_lines")

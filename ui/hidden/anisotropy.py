@@ -228,6 +228,8 @@ def show_layers(table: EmbeddingTable) -> None:
     render.show_figure(fig, key="hid_layers")
     render.show_frame(pd.DataFrame({"layer": np.arange(len(top)), "mean cosine": layers.mean_cosine,
                                     "top dimension": top, "its share": top_share}), hide_index=True)
-    st.caption(f"One text of {len(ids)} tokens: every pair of its positions at each layer (exact). Ethayarajh (2019) "
+    left_out = " (its first position left out)" if skip_first else ""
+    st.caption(f"One text of {len(ids)} tokens{left_out}: every pair of its positions at each layer (exact); "
+               "the table's share is the top dimension's part divided by the mean cosine. Ethayarajh (2019) "
                "found contextual vectors growing more alike in upper layers, averaged over many texts; one short "
                "text is an example, not a measurement.")
