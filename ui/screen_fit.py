@@ -10,6 +10,10 @@ texts overlap, side by side or one above the other, or that Plotly shrank below 
 cells (4-6 px numbers in a phone's 11 × 11 grid), has them hidden (the hover, or a tap, keeps every value)
 until it is drawn again wide enough for them.
 
+Labels placed beside points (pairs on the id-gap plot, analogy words) are placed apart for a desktop plot;
+on a phone the points draw closer and labels piled on each other: one that overlaps a label kept before it
+is hidden, and a line under the plot says how many.
+
 A table grid wider than its column scrolls sideways inside its canvas, with no scroll bar in sight on a phone
 (or before the pointer is on it): the line ui.render.show_frame writes above a grid that may not fit
 (SWIPE_CLASS) shows only once the page has measured that this grid does not (WIDE_GRID_CLASS on its element)."""
@@ -24,14 +28,26 @@ SMALLEST_TEXT_PX = 8          # a cell text drawn shorter than this cannot be re
 _SCRIPT = """<script>
 (function () {
   const host = window.parent, doc = host.document;
-  if (!doc.getElementById('lens-crowded-style')) {
+  if (!doc.getElementById('lens-fit-style')) {
     const style = doc.createElement('style');
-    style.id = 'lens-crowded-style';
-    style.textContent = '.%(cls)s .heatmap-label { visibility: hidden; } .%(cls)s::after { display: block; ' +
-      'content: "Cell labels hidden: too small or too close to read at this width. Tap or hover a cell to read it."; ' +
-      'font-size: 0.8rem; opacity: 0.75; padding: 0 0.5rem; }';
+    style.id = 'lens-fit-style';
+    style.textContent = '.%(cls)s .heatmap-label { visibility: hidden; } .js-plotly-plot[data-lens-note]::after { ' +
+      'display: block; content: attr(data-lens-note); font-size: 0.8rem; opacity: 0.75; padding: 0 0.5rem; }';
     doc.head.appendChild(style);
   }
+  const meet = (a, b) => a.left < b.right - 1 && b.left < a.right - 1 && a.top < b.bottom - 1 && b.top < a.bottom - 1;
+  const thin = (plot) => {      // -> how many labels were hidden: each one meeting a label kept before it
+    const kept = [];
+    let hidden = 0;
+    plot.querySelectorAll('g.annotation').forEach(label => {
+      label.style.visibility = '';
+      const box = (label.querySelector('.annotation-text-g') || label).getBoundingClientRect();
+      if (!box.width) return;
+      if (kept.some(other => meet(box, other))) { label.style.visibility = 'hidden'; hidden += 1; }
+      else kept.push(box);
+    });
+    return hidden;
+  };
   const overlapping = (boxes, start, end) => {
     boxes.sort((a, b) => a[start] - b[start]);
     return boxes.some((box, i) => i > 0 && box[start] < boxes[i - 1][end] - 0.5);
@@ -53,7 +69,14 @@ _SCRIPT = """<script>
   };
   const check = () => {
     host.__lensCrowdedTimer = null;
-    doc.querySelectorAll('.js-plotly-plot').forEach(plot => plot.classList.toggle('%(cls)s', crowded(plot)));
+    doc.querySelectorAll('.js-plotly-plot').forEach(plot => {
+      const cells = crowded(plot), thinned = thin(plot), said = [];
+      plot.classList.toggle('%(cls)s', cells);
+      if (cells) said.push('Cell labels hidden: too small or too close to read at this width.');
+      if (thinned) said.push(thinned + (thinned > 1 ? ' labels' : ' label') + ' hidden where they overlapped others.');
+      if (said.length) plot.dataset.lensNote = said.join(' ') + ' Tap or hover to read them.';
+      else delete plot.dataset.lensNote;
+    });
     doc.querySelectorAll('[data-testid="stDataFrame"]').forEach(grid => {
       const scroller = grid.querySelector('.dvn-scroller'), holder = grid.closest('[data-testid="stElementContainer"]');
       if (holder) holder.classList.toggle('%(wide)s', !!scroller && scroller.scrollWidth > scroller.clientWidth + 1);

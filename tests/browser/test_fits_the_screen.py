@@ -127,7 +127,7 @@ CELL_TEXTS_JS = """() => [...document.querySelectorAll('[data-testid="stMain"] .
     const label = p.querySelector('.heatmap-label'), heights = boxes.map(b => b.height).sort((a, b) => a - b);
     const small = heights.length > 0 && heights[Math.floor(heights.length / 2)] < 8;
     return [(p.querySelector('.gtitle') || {}).textContent, overlap || small, getComputedStyle(label).visibility === 'hidden',
-            getComputedStyle(p, '::after').content.includes('Tap or hover')]; })"""
+            getComputedStyle(p, '::after').content.includes('Cell labels hidden')]; })"""
 
 
 @pytest.mark.parametrize("size", [DESKTOP, PHONE], ids=["1280", "phone"])
@@ -146,5 +146,38 @@ def test_cell_texts_that_would_overprint_are_hidden_and_said_so(server, browser,
         assert grids and all(overlap == hidden == noted for _, overlap, hidden, noted in grids), grids
         sink = next(grid for grid in grids if grid[0].startswith("attention to the first token"))
         assert sink[2] == (size is PHONE), grids
+    finally:
+        context.close()
+
+
+# Per plot with labels beside points: (title, visible labels overlapping each other, labels hidden, note says so).
+POINT_LABELS_JS = """() => [...document.querySelectorAll('[data-testid="stMain"] .js-plotly-plot')]
+  .filter(p => p.querySelector('g.annotation')).map(p => {
+    const labels = [...p.querySelectorAll('g.annotation')];
+    const shown = labels.filter(l => getComputedStyle(l).visibility !== 'hidden')
+      .map(l => (l.querySelector('.annotation-text-g') || l).getBoundingClientRect()).filter(b => b.width);
+    const meet = (a, b) => a.left < b.right - 1 && b.left < a.right - 1 && a.top < b.bottom - 1 && b.top < a.bottom - 1;
+    const overlaps = shown.filter((a, i) => shown.some((b, j) => j > i && meet(a, b))).length;
+    const hidden = labels.length - labels.filter(l => getComputedStyle(l).visibility !== 'hidden').length;
+    return [(p.querySelector('.gtitle') || {}).textContent, overlaps, hidden,
+            getComputedStyle(p, '::after').content.includes('hidden where they overlapped')]; })"""
+
+
+@pytest.mark.parametrize("size", [DESKTOP, PHONE], ids=["1280", "phone"])
+def test_labels_beside_points_never_pile_up(server, browser, size):
+    """Hubs step 1's view (MiniLM, the chosen pairs on the id-gap plot): placed apart for a desktop plot, the
+    pair labels piled near gap 0 on a phone. Visible labels never overlap; a hidden one is said."""
+    context, tab = _open(browser, f"{server}/geometry?table=minilm", size, 3, '.js-plotly-plot')
+    try:
+        h = tab.evaluate("() => document.querySelector('[data-testid=\"stMain\"]').scrollHeight")
+        for y in range(0, h, 700):
+            tab.evaluate(f"() => document.querySelector('[data-testid=\"stMain\"]').scrollTo(0, {y})")
+            tab.wait_for_timeout(200)
+        tab.wait_for_timeout(800)
+        plots = tab.evaluate(POINT_LABELS_JS)
+        assert plots and all(overlaps == 0 for _, overlaps, _, _ in plots), plots
+        assert all((hidden > 0) == noted for _, _, hidden, noted in plots), plots
+        if size is PHONE:
+            assert any(hidden for _, _, hidden, _ in plots), plots         # the phone did need it
     finally:
         context.close()
