@@ -151,8 +151,11 @@ def show_arrows(rows: list[int], searched: list[int]) -> None:
     if marked is not None:
         st.caption(render.md(f"★ {table.tokens[searched[0]]}: the token of the neighbour search below "
                              f"({'searched' if chosen.searched_by_visitor(table) else 'as the page opens'})."))
-    render.show_frame(pd.DataFrame(pair_table(raw, labels)), hide_index=True, width="stretch",
-                 column_config={"a·b written out": st.column_config.TextColumn(width="large")})
+    pairs = pd.DataFrame(pair_table(raw, labels))
+    # the formula column as wide as its longest formula: at "large" its end was cut off inside the cell (no scroll)
+    formula_px = int(render.GRID_CHAR_PX * max(map(len, pairs["a·b written out"]), default=10) + render.GRID_CELL_PAD_PX)
+    render.show_frame(pairs, hide_index=True, width="stretch",
+                      column_config={"a·b written out": st.column_config.TextColumn(width=max(formula_px, 120))})
     st.latex(r"\cos(a,b)=\frac{a\cdot b}{\|a\|\,\|b\|}\qquad a\cdot b=\textstyle\sum_i a_i b_i")
     st.caption("Cosine compares directions only; the dot product also grows with both lengths. "
                "An output score h·w is one number, not a probability.")
