@@ -182,7 +182,9 @@ def show_permutation(token_ids: list[int], tokens: list[str]) -> None:
                                               "swapped order", swapped_labels, colour_scale_bar=False, width_share=0.5),
                                key=f"attn_perm_before_{positions}")
         with after:
-            render.show_figure(matrix_heatmap(check.swapped.output, "O after the swap", swapped_labels,
+            # titles of one length: both wrap alike, so the two heatmaps stay side by side (one wrapped alone sat 25 px lower)
+            render.show_figure(matrix_heatmap(check.swapped.output, "O after the swap, its rows in their new order",
+                                              swapped_labels,
                                               colour_scale_bar=False, width_share=0.5), key=f"attn_perm_after_{positions}")
         # two nearly equal rows (seed 003's) make a moved row look unmoved: the difference said in a number
         gap = float(np.abs(check.swapped.output - check.original.output[check.order]).max())
