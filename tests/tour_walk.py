@@ -169,13 +169,13 @@ SCROLL_BAR_JS = """(where) => { const bar = document.querySelector('.st-key-tour
   bar.scrollTop = where === 'end' ? bar.scrollHeight : 0; }"""
 MORE_BELOW_JS = """() => { const bar = document.querySelector('.st-key-tour_bar'), line = document.querySelector('.lens-tour-more');
   const b = bar.getBoundingClientRect(), l = line.getBoundingClientRect();
-  return [bar.scrollHeight > bar.clientHeight + 2, Number(getComputedStyle(line).opacity),
+  return [bar.scrollHeight > bar.clientHeight + 24, Number(getComputedStyle(line).opacity),   // ui.screen_fit.MORE_BELOW_PX
           l.height > 0 && l.top < b.bottom - 1]; }"""
 
 
 def more_below(tab, where: str) -> tuple[bool, float, bool]:
     tab.evaluate(SCROLL_BAR_JS, where)
-    tab.wait_for_timeout(150)                           # a scroll timeline follows on the next frames
+    tab.wait_for_timeout(300)               # the scroll timeline follows on the next frames; the page measures in 200 ms
     return tuple(tab.evaluate(MORE_BELOW_JS))
 
 

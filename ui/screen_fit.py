@@ -14,6 +14,9 @@ Labels placed beside points (pairs on the id-gap plot, analogy words) are placed
 on a phone the points draw closer and labels piled on each other: one that overlaps a label kept before it
 is hidden, and a line under the plot says how many.
 
+The phone's tour box scrolls inside itself: while it overflows it is marked so (lens-overflows), and the line
+under it saying "more in the tour box" shows (ui.lessons.tours.PHONE_BAR_CSS).
+
 A table grid wider than its column scrolls sideways inside its canvas, with no scroll bar in sight on a phone
 (or before the pointer is on it): the line ui.render.show_frame writes above a grid that may not fit
 (SWIPE_CLASS) shows only once the page has measured that this grid does not (WIDE_GRID_CLASS on its element)."""
@@ -24,6 +27,8 @@ import streamlit as st
 CROWDED_CLASS = "lens-crowded"
 SWIPE_CLASS, WIDE_GRID_CLASS = "lens-swipe", "lens-wide-grid"
 SMALLEST_TEXT_PX = 8          # a cell text drawn shorter than this cannot be read
+MORE_BELOW_PX = 24            # the tour box's content past its fold that counts as more to read (a line); less is
+                              # its own padding and the keys' one-pixel frame
 
 _SCRIPT = """<script>
 (function () {
@@ -77,6 +82,8 @@ _SCRIPT = """<script>
       if (said.length) plot.dataset.lensNote = said.join(' ') + ' Tap or hover to read them.';
       else delete plot.dataset.lensNote;
     });
+    doc.querySelectorAll('.st-key-tour_bar').forEach(bar =>     // the phone's tour box: a line or more below its fold?
+      bar.classList.toggle('lens-overflows', bar.scrollHeight > bar.clientHeight + %(line)s));
     doc.querySelectorAll('[data-testid="stDataFrame"]').forEach(grid => {
       const scroller = grid.querySelector('.dvn-scroller'), holder = grid.closest('[data-testid="stElementContainer"]');
       if (holder) holder.classList.toggle('%(wide)s', !!scroller && scroller.scrollWidth > scroller.clientWidth + 1);
@@ -99,4 +106,5 @@ _SCRIPT = """<script>
 def watch_screen_fit() -> None:
     """Install the watcher (once a run, at the sidebar's foot: the page's own column keeps its spacing)."""
     with st.sidebar:
-        st.iframe(_SCRIPT % {"cls": CROWDED_CLASS, "smallest": SMALLEST_TEXT_PX, "wide": WIDE_GRID_CLASS}, height=1)
+        st.iframe(_SCRIPT % {"cls": CROWDED_CLASS, "smallest": SMALLEST_TEXT_PX, "wide": WIDE_GRID_CLASS,
+                               "line": MORE_BELOW_PX}, height=1)

@@ -96,16 +96,18 @@ def _toggle_presenting() -> None:
 # scrolls within itself, the way on (◀ ▶) right under the title, in smaller type; the page's own
 # heading smaller too, so the step's view starts on the first screen (tests/browser/tour_walk.py).
 # A box that scrolls inside a page is easy to miss: while more of it lies below (its questions and
-# "Check my answer"), a line right under it says so. The line follows the box's own scroll (a named scroll
-# timeline, scoped to the main column so a sibling can follow it; a box that fits has none: no line). Drawn
-# over the box's edge it covered an answer's choice.
+# "Check my answer"), a line right under it says so. The line shows while the page has measured that the box
+# overflows (ui.screen_fit marks it OVERFLOWS_CLASS), and fades as the box is scrolled to its end (a named scroll
+# timeline, scoped to the main column so a sibling can follow it). A box that fits says nothing (a timeline
+# alone left the line on after the box stopped overflowing). Drawn over the box's edge it covered an answer.
 PHONE_BAR_CSS = """<style>@media (max-width: 640px) {
   [data-testid="stMain"] { timeline-scope: --lens-tour-bar; }
   .st-key-tour_bar { max-height: 40vh; overflow-y: auto; gap: 0.5rem; padding: 0.6rem 0.75rem !important;
     scroll-timeline: --lens-tour-bar block; }
   .lens-tour-more { margin: -0.6rem 0 0; font-size: 0.85rem; font-weight: 600; color: #1d4ed8; text-align: center;
-    opacity: 0; max-height: 0; overflow: hidden; animation: lens-more-below linear both;
-    animation-timeline: --lens-tour-bar; }
+    opacity: 0; max-height: 0; overflow: hidden; }
+  [data-testid="stMain"]:has(.st-key-tour_bar.lens-overflows) .lens-tour-more {
+    animation: lens-more-below linear both; animation-timeline: --lens-tour-bar; }
   @keyframes lens-more-below { 0%, 92% { opacity: 1; max-height: 2rem; } 100% { opacity: 0; max-height: 0; } }
   .st-key-tour_bar > :first-child { order: -2; }
   .st-key-tour_bar > :has(.st-key-tour_buttons) { order: -1; }
