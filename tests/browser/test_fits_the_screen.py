@@ -21,6 +21,16 @@ METRIC_LINES_JS = """() => [...document.querySelectorAll('[data-testid="stMetric
 # Characters of scripts the test machine has no font for (Debian's chromium with DejaVu/Liberation).
 
 
+def _draw_every_chart(tab) -> None:
+    """Scroll the main column through: Streamlit draws a chart once it comes into view; then let the page
+    measure what it drew (ui.screen_fit)."""
+    height = tab.evaluate("() => document.querySelector('[data-testid=\"stMain\"]').scrollHeight")
+    for y in range(0, height, 700):
+        tab.evaluate(f"() => document.querySelector('[data-testid=\"stMain\"]').scrollTo(0, {y})")
+        tab.wait_for_timeout(200)
+    tab.wait_for_timeout(800)
+
+
 def _open(browser, url: str, size: dict, plots: int, wait_for: str):
     context = browser.new_context(viewport=size, is_mobile=size is PHONE, has_touch=size is PHONE)
     tab = context.new_page()
@@ -104,10 +114,7 @@ def test_a_wide_table_says_it_scrolls_on_a_phone_only_and_titles_stay_in_their_p
         grids = tab.evaluate(GRIDS_JS)                          # said exactly where a grid scrolls sideways
         assert grids and all(scrolls for scrolls, said in grids if said), grids     # never above a grid that fits
         assert any(said for _, said in grids) == (size is PHONE), grids
-        h = tab.evaluate("() => document.querySelector('[data-testid=\"stMain\"]').scrollHeight")
-        for y in range(0, h, 700):                  # charts draw once scrolled into view
-            tab.evaluate(f"() => document.querySelector('[data-testid=\"stMain\"]').scrollTo(0, {y})")
-            tab.wait_for_timeout(200)
+        _draw_every_chart(tab)
         titles = tab.evaluate(TITLE_ROOM_JS)
         assert titles and all(right <= plot + 1 for _, right, plot in titles), titles
         if size is PHONE:
@@ -137,11 +144,7 @@ def test_cell_texts_that_would_overprint_are_hidden_and_said_so(server, browser,
     Every heatmap whose texts overlap has them hidden; none whose texts stand apart has."""
     context, tab = _open(browser, f"{server}/models?table=minilm", size, 2, '.js-plotly-plot')
     try:
-        h = tab.evaluate("() => document.querySelector('[data-testid=\"stMain\"]').scrollHeight")
-        for y in range(0, h, 700):
-            tab.evaluate(f"() => document.querySelector('[data-testid=\"stMain\"]').scrollTo(0, {y})")
-            tab.wait_for_timeout(200)
-        tab.wait_for_timeout(800)
+        _draw_every_chart(tab)
         grids = tab.evaluate(CELL_TEXTS_JS)
         assert grids and all(overlap == hidden == noted for _, overlap, hidden, noted in grids), grids
         sink = next(grid for grid in grids if grid[0].startswith("attention to the first token"))
@@ -169,11 +172,7 @@ def test_labels_beside_points_never_pile_up(server, browser, size):
     pair labels piled near gap 0 on a phone. Visible labels never overlap; a hidden one is said."""
     context, tab = _open(browser, f"{server}/geometry?table=minilm", size, 3, '.js-plotly-plot')
     try:
-        h = tab.evaluate("() => document.querySelector('[data-testid=\"stMain\"]').scrollHeight")
-        for y in range(0, h, 700):
-            tab.evaluate(f"() => document.querySelector('[data-testid=\"stMain\"]').scrollTo(0, {y})")
-            tab.wait_for_timeout(200)
-        tab.wait_for_timeout(800)
+        _draw_every_chart(tab)
         plots = tab.evaluate(POINT_LABELS_JS)
         assert plots and all(overlaps == 0 for _, overlaps, _, _ in plots), plots
         assert all((hidden > 0) == noted for _, _, hidden, noted in plots), plots
