@@ -261,14 +261,20 @@ def digits_when_presenting(frame: pd.DataFrame, columns, spec: str = "+.4g") -> 
 
 def column_texts(values, spec: str = "+.4g") -> list[str]:
     """A column's numbers in one notation: all in `spec`'s, or, when `spec` would write some of them with an
-    exponent (9.16e-07 beside 0.000395), all with one, the same digits. NaN: empty. Minus signs as '−'."""
+    exponent (9.16e-07 beside 0.000395), all with one, the same digits. NaN: empty. A negative number's sign as
+    '−' (the pages' own texts write it so); an exponent's stays as written, 8.105e-05."""
     values = np.asarray(values, dtype=np.float64)
     texts = [format(v, spec) if np.isfinite(v) else "" for v in values]
     if any("e" in t for t in texts) and not spec.endswith("e"):
         digits = int(re.sub(r"\D", "", spec) or 4)
         sign = "+" if spec.startswith("+") else ""
         texts = [format(v, f"{sign}.{max(digits - 1, 0)}e") if np.isfinite(v) else "" for v in values]
-    return [t.replace("-", "−") for t in texts]
+    return [minus_sign(t) for t in texts]
+
+
+def minus_sign(text: str) -> str:
+    """'-0.292' -> '−0.292': the sign of a number written as the pages write it (an exponent's '-' stays)."""
+    return "−" + text[1:] if text.startswith("-") else text
 
 
 def literal_table(frame):
@@ -284,7 +290,7 @@ def literal_table(frame):
     styler = literal.style.format(precision=3)      # the pages' own number format (a Styler's is not exported)
     floats = [c for c in literal.columns if pd.api.types.is_float_dtype(literal[c])]
     if floats:                                      # '−0.292', as the pages' own texts write a minus
-        styler = styler.format(lambda v: format(v, ".3f").replace("-", "−") if np.isfinite(v) else "", subset=floats)
+        styler = styler.format(lambda v: minus_sign(format(v, ".3f")) if np.isfinite(v) else "", subset=floats)
     return styler.use(styles) if styles else styler
 
 

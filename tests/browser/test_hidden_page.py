@@ -83,6 +83,8 @@ def test_presentation_mode_is_readable(server, browser):
         assert len(figures) >= PLOTS and all(f["smallest"] >= PROJECTED_PX for f in figures), \
             [(f["title"], f["smallest"]) for f in figures]
         assert not page.evaluate(OVERFLOWING_JS), page.evaluate(OVERFLOWING_JS)
+        # the plain tables come after the figures counted: on a cold server one run had not drawn them yet
+        page.locator('[data-testid="stTable"]').filter(has_text="r(cosine").first.wait_for(timeout=120_000)
         text = page.evaluate(PRESENTED_TEXT_JS)
         assert text["deltas"] >= PROJECTED_PX and text["cells"] >= PROJECTED_PX, text
         changes, = text["changes"]                     # small parts of a mean cosine keep their digits, not 0.000

