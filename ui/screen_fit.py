@@ -105,6 +105,7 @@ _SCRIPT = """<script>
 
 def watch_screen_fit() -> None:
     """Install the watcher (once a run, at the sidebar's foot: the page's own column keeps its spacing)."""
-    with st.sidebar:
-        st.iframe(_SCRIPT % {"cls": CROWDED_CLASS, "smallest": SMALLEST_TEXT_PX, "wide": WIDE_GRID_CLASS,
-                               "line": MORE_BELOW_PX}, height=1)
+    # our own script, in the page itself: as a one-pixel iframe on every page it kept Home's loading from ever
+    # settling (Chromium's network never went idle when Home followed another page)
+    st.sidebar.html(_SCRIPT % {"cls": CROWDED_CLASS, "smallest": SMALLEST_TEXT_PX, "wide": WIDE_GRID_CLASS,
+                               "line": MORE_BELOW_PX}, unsafe_allow_javascript=True)
