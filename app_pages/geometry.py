@@ -27,6 +27,7 @@ from core.text import codepoints_note, count, shorten
 from core.tokens.pieces import TOKEN_KINDS
 from ui import cached, chosen, render, state, tables
 from ui.kept_figures import made
+from ui.table_cells import text_column_px
 from ui.lessons import asking
 from ui.map_quality.hubness import hubness_section
 
@@ -153,7 +154,7 @@ def show_arrows(rows: list[int], searched: list[int]) -> None:
                              f"({'searched' if chosen.searched_by_visitor(table) else 'as the page opens'})."))
     pairs = pd.DataFrame(pair_table(raw, labels))
     # the formula column as wide as its longest formula: at "large" its end was cut off inside the cell (no scroll)
-    formula_px = int(render.GRID_CHAR_PX * max(map(len, pairs["a·b written out"]), default=10) + render.GRID_CELL_PAD_PX)
+    formula_px = int(text_column_px("a·b written out", pairs["a·b written out"]))
     render.show_frame(pairs, hide_index=True, width="stretch",
                       column_config={"a·b written out": st.column_config.TextColumn(width=max(formula_px, 120))})
     st.latex(r"\cos(a,b)=\frac{a\cdot b}{\|a\|\,\|b\|}\qquad a\cdot b=\textstyle\sum_i a_i b_i")

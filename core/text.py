@@ -100,7 +100,12 @@ def format_number(value: float, digits: int = 2) -> str:
     if np.isnan(value):
         return "NaN"
     text = f"{value:.{digits}f}".rstrip("0").rstrip(".")
-    return "0" if text in ("-0", "") else text.replace("-", "−")
+    return "0" if text in ("-0", "") else minus_sign(text)
+
+
+def minus_sign(text: str) -> str:
+    """'-0.292' -> '−0.292': a number's sign as the pages write it (an exponent's '-' stays: 8.105e-05)."""
+    return "−" + text[1:] if text.startswith("-") else text
 
 
 def matrix_latex(matrix: np.ndarray, digits: int = 2) -> str:

@@ -11,7 +11,9 @@ import streamlit as st
 
 from core.tables import EmbeddingTable
 from core.text import markdown_literal as md
+from core.text import minus_sign
 from ui.keys import IMAGE_FORMAT_KEY, PRESENT_KEY, TABLE_KEY
+from ui.table_cells import column_texts, grid_width_px
 
 
 def figure_config(name: str | None = None, table: str | None = None) -> dict:
@@ -217,8 +219,9 @@ MAX_PROJECTED_ROWS = 60   # longer tables keep the scrolling grid even in presen
 
 def show_frame(frame, **kwargs) -> None:
     """A table: the interactive grid normally; in presentation mode a plain table, whose type the
-    presentation CSS can enlarge (the grid draws on a canvas that CSS cannot reach). A grid wider than a
-    phone says so there: its canvas scrolls sideways with no scroll bar in sight."""
+    presentation CSS can enlarge (the grid draws on a canvas that CSS cannot reach). A grid that may be wider
+    than its column gets a line saying it scrolls sideways (its canvas shows no scroll bar), shown only where
+    the page measures that it is (ui.screen_fit)."""
     data = frame.data if hasattr(frame, "data") else frame
     if presenting() and len(data) <= MAX_PROJECTED_ROWS:
         styler = literal_table(frame)
@@ -230,24 +233,9 @@ def show_frame(frame, **kwargs) -> None:
     st.dataframe(frame, **kwargs)
 
 
-PHONE_COLUMN_PX = 358          # the main column of a 390 px phone
 MAY_NOT_FIT_PX = 250           # a grid estimated wider than this may not fit a phone (or a half column): the page
                                # measures it (ui.screen_fit) and shows SWIPE_SAID only when it does not fit
 SWIPE_SAID = "⟷ The table scrolls sideways: {} columns, not all in view."
-GRID_CHAR_PX, GRID_CELL_PAD_PX = 7.5, 17
-
-
-def grid_width_px(frame: pd.DataFrame, with_index: bool) -> float:
-    """About how wide st.dataframe draws `frame`: each column as wide as its longest text (header or one of
-    the first 100 cells), as the grid sizes its columns."""
-    head = frame.head(100)
-    columns = [head[c] for c in head.columns] + ([head.index.to_series()] if with_index else [])
-    names = list(head.columns) + ([""] if with_index else [])
-    def cell_chars(column) -> int:     # a float shows a few digits (the pages' formats), not all 17
-        texts = [len(str(v)) for v in column]
-        return min(max(texts, default=0), 10) if pd.api.types.is_float_dtype(column) else max(texts, default=0)
-    return sum(GRID_CELL_PAD_PX + GRID_CHAR_PX * max(len(str(name)), cell_chars(column))
-               for name, column in zip(names, columns))
 
 
 def digits_when_presenting(frame: pd.DataFrame, columns, spec: str = "+.4g") -> pd.DataFrame:
@@ -257,24 +245,6 @@ def digits_when_presenting(frame: pd.DataFrame, columns, spec: str = "+.4g") -> 
     if not presenting():
         return frame
     return frame.assign(**{column: column_texts(frame[column], spec) for column in columns if column in frame.columns})
-
-
-def column_texts(values, spec: str = "+.4g") -> list[str]:
-    """A column's numbers in one notation: all in `spec`'s, or, when `spec` would write some of them with an
-    exponent (9.16e-07 beside 0.000395), all with one, the same digits. NaN: empty. A negative number's sign as
-    '−' (the pages' own texts write it so); an exponent's stays as written, 8.105e-05."""
-    values = np.asarray(values, dtype=np.float64)
-    texts = [format(v, spec) if np.isfinite(v) else "" for v in values]
-    if any("e" in t for t in texts) and not spec.endswith("e"):
-        digits = int(re.sub(r"\D", "", spec) or 4)
-        sign = "+" if spec.startswith("+") else ""
-        texts = [format(v, f"{sign}.{max(digits - 1, 0)}e") if np.isfinite(v) else "" for v in values]
-    return [minus_sign(t) for t in texts]
-
-
-def minus_sign(text: str) -> str:
-    """'-0.292' -> '−0.292': the sign of a number written as the pages write it (an exponent's '-' stays)."""
-    return "−" + text[1:] if text.startswith("-") else text
 
 
 def literal_table(frame):

@@ -5,7 +5,8 @@ No cell text printed over its neighbour, at any screen width.
 A heatmap's cell numbers (or token names) are written when they fit its cells at the narrowest desktop
 served (core.figures.base.numbers_fit); the server does not know the screen, and on a 390 px phone a 30 × 10
 attribution grid's numbers and the logit lens's token names ran into each other. So the page measures: a
-one-pixel st.iframe of the app's own origin (as ui.lessons.keyboard) watches the page, and a plot whose cell
+script of ours, run in the page itself (st.html with JavaScript; as a one-pixel iframe on every page it kept
+Home's loading from ever settling), watches the page, and a plot whose cell
 texts overlap, side by side or one above the other, or that Plotly shrank below SMALLEST_TEXT_PX to fit its
 cells (4-6 px numbers in a phone's 11 × 11 grid), has them hidden (the hover, or a tap, keeps every value)
 until it is drawn again wide enough for them.
@@ -32,7 +33,7 @@ MORE_BELOW_PX = 24            # the tour box's content past its fold that counts
 
 _SCRIPT = """<script>
 (function () {
-  const host = window.parent, doc = host.document;
+  const host = window.parent, doc = host.document;        // in the page itself, its parent is the page
   if (!doc.getElementById('lens-fit-style')) {
     const style = doc.createElement('style');
     style.id = 'lens-fit-style';
@@ -104,8 +105,7 @@ _SCRIPT = """<script>
 
 
 def watch_screen_fit() -> None:
-    """Install the watcher (once a run, at the sidebar's foot: the page's own column keeps its spacing)."""
-    # our own script, in the page itself: as a one-pixel iframe on every page it kept Home's loading from ever
-    # settling (Chromium's network never went idle when Home followed another page)
+    """Install the watcher (once a run, at the sidebar's foot: the page's own column keeps its spacing). The
+    script is this module's own text, never a visitor's."""
     st.sidebar.html(_SCRIPT % {"cls": CROWDED_CLASS, "smallest": SMALLEST_TEXT_PX, "wide": WIDE_GRID_CLASS,
                                "line": MORE_BELOW_PX}, unsafe_allow_javascript=True)

@@ -6,6 +6,7 @@ import streamlit as st
 
 from core.generate.sampling import SamplingConfig
 from core.limits import MAX_NEW_TOKENS, MAX_PROMPT_TOKENS, MAX_SEED
+from core.text import piece_marks_note
 from core.models.loading.pretrained import BUILTIN_MODELS
 from ui import cached, render, state, tables, widgets
 
@@ -82,8 +83,6 @@ def piece(model, token: int) -> str:
 
 def say_piece_marks(model, tokens) -> None:
     """A caption of what the marks in these tokens' pieces mean (Ġ: a space before), when they have any."""
-    from core.text import piece_marks_note
-
     note = piece_marks_note(piece(model, int(t)) for t in tokens)
     if note:
         st.caption(note)

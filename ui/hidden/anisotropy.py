@@ -109,12 +109,12 @@ def show_anisotropy(table: EmbeddingTable) -> None:
         st.info("Standardised, fewer than two rows keep a direction: there is no pair to average.")
         return
     top = shown.top_dimensions(min(TOP_DIMENSIONS, table.width))
-    # the mean is what the tour asks a learner to guess: written in the title once it is answered
-    mean_said = "" if asking.pending("mean_cosine") else f" {shown.mean_cosine:.3f}"
+    # the mean is what the tour asks a learner to guess: written in the title once it is answered, and the
+    # shares of it wait with it (a part and its share give the mean by division)
+    total = None if asking.pending("mean_cosine") else shown.mean_cosine
+    mean_said = "" if total is None else f" {total:.3f}"
     title = ("Standardised table" if standardise else "The table as it is") + \
         f": the {len(top)} dimensions that make most of the mean cosine{mean_said}"
-    # a part and its share of the mean give the mean by division: the shares wait with it
-    total = None if mean_said == "" else shown.mean_cosine
     render.show_figure(dimension_bars(top, shown.contributions[top], total, title), key="hid_rogue")
     stats = column_stats(table)
     dimensions = pd.DataFrame({"dimension": top, "contribution": shown.contributions[top]}

@@ -1,0 +1,45 @@
+"""How a table's cells read: the width st.dataframe gives them (ui.render.show_frame says when a grid may not
+fit; app pages size a long text column), and one notation for a column of numbers."""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pandas as pd
+
+from core.text import minus_sign
+
+PHONE_COLUMN_PX = 358          # the main column of a 390 px phone
+GRID_CHAR_PX, GRID_CELL_PAD_PX = 7.5, 17
+
+
+def text_column_px(name: str, texts) -> float:
+    """About how wide the grid draws a column of these texts under `name`: as wide as the longest."""
+    return GRID_CELL_PAD_PX + GRID_CHAR_PX * max([len(str(name))] + [len(str(t)) for t in texts])
+
+
+def grid_width_px(frame: pd.DataFrame, with_index: bool) -> float:
+    """About how wide st.dataframe draws `frame`: each column as wide as its longest text (header or one of
+    the first 100 cells), as the grid sizes its columns."""
+    head = frame.head(100)
+    columns = [(name, head[name]) for name in head.columns] + ([("", head.index.to_series())] if with_index else [])
+    return sum(text_column_px(name, _as_shown(column)) for name, column in columns)
+
+
+def _as_shown(column) -> list[str]:
+    """The cells' texts; a float as the few digits the pages format it with (10 characters at most), not all 17."""
+    texts = [str(v) for v in column]
+    return [t[:10] for t in texts] if pd.api.types.is_float_dtype(column) else texts
+
+
+def column_texts(values, spec: str = "+.4g") -> list[str]:
+    """A column's numbers in one notation: all in `spec`'s, or, when `spec` would write some of them with an
+    exponent (9.16e-07 beside 0.000395), all with one, the same digits. NaN: empty. A negative number's sign as
+    '−' (the pages' own texts write it so); an exponent's stays as written, 8.105e-05."""
+    values = np.asarray(values, dtype=np.float64)
+    texts = [format(v, spec) if np.isfinite(v) else "" for v in values]
+    if any("e" in t for t in texts) and not spec.endswith("e"):
+        digits = int(re.sub(r"\D", "", spec) or 4)
+        sign = "+" if spec.startswith("+") else ""
+        texts = [format(v, f"{sign}.{max(digits - 1, 0)}e") if np.isfinite(v) else "" for v in values]
+    return [minus_sign(t) for t in texts]
