@@ -27,7 +27,7 @@ from core.text import codepoints_note, count, shorten
 from core.tokens.pieces import TOKEN_KINDS
 from ui import cached, chosen, render, state, tables
 from ui.kept_figures import made
-from ui.table_cells import text_column_px
+from ui.table_view.cells import text_column_px
 from ui.lessons import asking
 from ui.map_quality.hubness import hubness_section
 

@@ -7,7 +7,7 @@ import streamlit as st
 from core.lessons.pipeline import comparison_rows
 from ui import render, state, tables, widgets, words
 from ui.lessons import asking
-from ui.narrow_table import narrow_table
+from ui.table_view.narrow import narrow_table
 
 table = tables.active_table()
 st.title("🔭 Embedding Lens")

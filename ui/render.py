@@ -13,7 +13,7 @@ from core.tables import EmbeddingTable
 from core.text import markdown_literal as md
 from core.text import minus_sign
 from ui.keys import IMAGE_FORMAT_KEY, PRESENT_KEY, TABLE_KEY
-from ui.table_cells import column_texts, grid_width_px
+from ui.table_view.cells import column_texts, grid_width_px
 
 
 def figure_config(name: str | None = None, table: str | None = None) -> dict:

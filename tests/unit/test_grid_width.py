@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ui.table_cells import PHONE_COLUMN_PX, grid_width_px
+from ui.table_view.cells import PHONE_COLUMN_PX, grid_width_px
 
 
 def test_a_pair_table_is_wider_than_a_phone_and_a_two_number_table_is_not():
@@ -18,7 +18,7 @@ def test_a_pair_table_is_wider_than_a_phone_and_a_two_number_table_is_not():
 
 def test_a_presented_column_keeps_one_notation_and_one_minus():
     """9.16e-07 beside 0.000395 in one column read as two kinds of number; '-' beside '−' on one page."""
-    from ui.table_cells import column_texts
+    from ui.table_view.cells import column_texts
 
     assert column_texts([9.16e-07, 0.000395, float("nan")], ".3g") == ["9.16e-07", "3.95e-04", ""]
     assert column_texts([0.43, -0.0123], ".3g") == ["0.43", "−0.0123"]
