@@ -3,8 +3,10 @@ then the URL brought up to date with every value the run used."""
 from ui import shell, state
 from ui.server import guard as server_guard
 from ui.server import warm
+from ui.server import widget_state
 
 server_guard.install()        # once per process: a client's clear_cache message is refused (ui/server/guard.py)
+widget_state.install()        # once per process: a widget asks Session State about its own key only
 state.start_query_registry()
 page = shell.shell()          # st.set_page_config, st.navigation(shell.pages()), the sidebar
 state.on_page(page.url_path)

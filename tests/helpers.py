@@ -22,6 +22,13 @@ def open_page(page: str | None = None, **query):
     return at
 
 
+def open_sidebar_section(at, key: str):
+    """Open a sidebar expander (ui.state.sidebar_section, its key in ui.keys) as a click on it does
+    its contents are drawn from the next run on (its open state is kept under keep_<key>)."""
+    at.session_state[f"keep_{key}"] = True
+    return at.run()
+
+
 def figure(at, index: int) -> dict:
     """The plotly JSON of the index-th chart on the page."""
     return json.loads(at.get("plotly_chart")[index].proto.spec)

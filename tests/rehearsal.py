@@ -11,7 +11,8 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from helpers import assert_clean, open_page, texts
+from helpers import assert_clean, open_page, open_sidebar_section, texts
+from ui.keys import TOURS_SECTION
 
 from core.lessons.tours import TOURS, Tour, TourStep
 
@@ -230,7 +231,7 @@ def rehearse(name: str, questions: bool = True) -> None:
     tour = TOURS[name]
     at = open_page(start_page(tour.steps[0]), table=start_table(tour))
     assert_clean(at)
-    at.button(key=f"tour_start_{name}").click().run()
+    open_sidebar_section(at, TOURS_SECTION).button(key=f"tour_start_{name}").click().run()
     follow(at)
     assert_step_state(at, name, 0, "the sidebar's tour picker")
     links = {0: _link(at)}

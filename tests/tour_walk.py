@@ -64,7 +64,8 @@ def start_from_sidebar(tab, server: str, name: str) -> None:
     sidebar = tab.locator('[data-testid="stSidebar"]')
     if tab.locator('[data-testid="stExpandSidebarButton"]').is_visible():
         tab.locator('[data-testid="stExpandSidebarButton"]').click()
-    sidebar.get_by_text("Guided tours").click()
+    sidebar.get_by_text("Guided tours").click()        # opening it reruns the page to draw its buttons
+    tab.locator(f".st-key-tour_start_{name} button").wait_for(timeout=60_000)
     for attempt in range(3):        # a click landing while the expander still opens is clicked again
         tab.locator(f".st-key-tour_start_{name} button").click()
         try:

@@ -8,7 +8,8 @@ from core.limits import MAX_FOLDER_PATH_CHARS, MAX_SESSION_UPLOADS
 from core.settings import operator_settings
 from core.text import markdown_literal as md
 from core.text import shorten
-from ui import render, tables
+from ui import render, state, tables
+from ui.keys import LOADERS_SECTION
 
 
 def _hub_loader() -> None:
@@ -78,7 +79,9 @@ def sidebar_loaders() -> None:
     from ui.server.session_memory import session_sweeper
 
     session_sweeper()      # once per server: ended sessions give their uploads and arrays back
-    with st.sidebar.expander("Load a model or your own table"):
+    with state.sidebar_section("Load a model or your own table", LOADERS_SECTION) as open_:
+        if not open_:
+            return
         _hub_loader()
         st.divider()
         _upload_loader()

@@ -14,6 +14,7 @@ import streamlit as st
 from core.text import markdown_literal as md
 from core.text import shorten
 from ui import loaders, render, state, tables
+from ui.keys import CLASS_LINK_SECTION, DISPLAY_SECTION
 from ui.screen_fit import watch_screen_fit
 from ui.lessons import tours
 from ui.server.info import about_this_server
@@ -142,7 +143,9 @@ def picker_label(label: str) -> str:
 
 
 def _sidebar_settings() -> None:
-    with st.sidebar.expander("Display"):
+    with state.sidebar_section("Display", DISPLAY_SECTION) as open_:
+        if not open_:
+            return
         state.kept_widget(st.toggle, "Presentation mode", "present", False,
                            help="Larger type, wide layout, sidebar collapsed: for a projector.")
         state.kept_widget(st.radio, "Figure download format", "image_format", "png",
@@ -188,7 +191,9 @@ def class_link(page) -> None:
     base = (st.context.url or "").rstrip("/")
     if page.url_path and base.endswith(f"/{page.url_path}"):     # a deep link's url keeps its page's path
         base = base[: -len(page.url_path) - 1]
-    with st.sidebar.expander("Copy the link for your class"):
+    with state.sidebar_section("Copy the link for your class", CLASS_LINK_SECTION) as open_:
+        if not open_:
+            return
         lock = st.toggle("Lock the table choice", value=True, key="class_link_lock",
                          help="Students who open the link cannot switch to another table in the sidebar.")
         # the teacher's view without presentation mode: a student's phone cannot hold projector type

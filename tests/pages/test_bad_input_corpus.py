@@ -7,7 +7,8 @@ from typing import Callable
 
 import numpy as np
 import pytest
-from helpers import texts
+from helpers import open_sidebar_section, texts
+from ui.keys import LOADERS_SECTION
 
 from core.edits import CoordinateEdit
 from core.tables import EmbeddingTable
@@ -45,6 +46,7 @@ def clicked(*steps):
 def typed_then_clicked(key: str, value: str, button: str):
     """Type into a text input and click, in one run: as in a browser, without Enter."""
     def act(at):
+        open_sidebar_section(at, LOADERS_SECTION)
         at.text_input(key=key).input(value)
         at.button(key=button).click().run()
     return act

@@ -5,7 +5,8 @@ import json
 
 import numpy as np
 import pytest
-from helpers import assert_clean, figure, open_page, plotly_array, scoped, texts, visible
+from helpers import assert_clean, figure, open_page, open_sidebar_section, plotly_array, scoped, texts, visible
+from ui.keys import DISPLAY_SECTION
 
 
 def x_matrix(at) -> np.ndarray:
@@ -159,7 +160,7 @@ def shown_table(at):
 
 
 def test_presentation_mode_and_figure_format():
-    at = open_page(present="1")
+    at = open_sidebar_section(open_page(present="1"), DISPLAY_SECTION)
     assert_clean(at)
     assert at.toggle(key="present").value is True
     at.radio(key="image_format").set_value("svg").run()

@@ -5,7 +5,8 @@ MiniLM's "row length" indicator kept on SmolLM2 made Hidden report "0 of 10 veri
 from __future__ import annotations
 
 import pytest
-from helpers import assert_clean, open_page, scoped
+from helpers import assert_clean, open_page, open_sidebar_section, scoped
+from ui.keys import TOURS_SECTION
 
 KINDS = ("selectbox", "number_input", "text_input", "text_area", "toggle", "radio", "slider", "multiselect")
 SIDEBAR_ONLY = {"table", "class_link_lock", "present", "image_format"}
@@ -69,7 +70,7 @@ def test_a_tour_step_that_sets_its_table_keeps_its_own_per_table_settings():
     the step makes does not forget it; a later switch by hand does."""
     at = open_page("attention", table="seed004")                    # the positions' widget drawn on seed004
     assert scoped(at, "radio", "attn_positions").value == "sinusoidal"
-    at.button(key="tour_start_seed003").click().run()
+    open_sidebar_section(at, TOURS_SECTION).button(key="tour_start_seed003").click().run()
     assert_clean(at)
     at.button(key="tour_next").click().run()
     at.switch_page("app_pages/attention.py").run()                  # where the browser's address now points

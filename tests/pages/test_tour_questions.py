@@ -3,7 +3,8 @@ given; a right and a wrong answer are each told with the computed numbers; an ed
 screen gets its own answer; the teacher's lock=1 link fixes the table picker."""
 from __future__ import annotations
 
-from helpers import assert_clean, open_page, texts
+from helpers import assert_clean, open_page, open_sidebar_section, texts
+from ui.keys import CLASS_LINK_SECTION
 
 SUBMIT = "FormSubmitter:tourq_{tour}_{key}_form-Check my answer"
 
@@ -60,14 +61,14 @@ def test_an_edited_table_gets_its_own_answer():
 
 
 def test_the_lock_link_fixes_the_table_picker():
-    at = open_page("lookup", table="seed003", lock="1")
+    at = open_sidebar_section(open_page("lookup", table="seed003", lock="1"), CLASS_LINK_SECTION)
     assert_clean(at)
     picker = next(s for s in at.sidebar.selectbox if s.label == "Embedding table")
     assert picker.disabled and picker.value == "seed003"
     assert any("teacher" in c for c in texts(at.sidebar.caption))
     link = at.sidebar.code[-1].value
     assert link.startswith("/lookup?") and "table=seed003" in link and "lock=1" in link
-    at = open_page("lookup", table="seed003")
+    at = open_sidebar_section(open_page("lookup", table="seed003"), CLASS_LINK_SECTION)
     at.toggle(key="class_link_lock").set_value(False).run()
     assert "lock=1" not in at.sidebar.code[-1].value and "table=seed003" in at.sidebar.code[-1].value
     assert not next(s for s in at.sidebar.selectbox if s.label == "Embedding table").disabled
@@ -89,7 +90,7 @@ def test_the_class_link_keeps_the_teachers_view_but_not_presentation_mode():
     the link keeps page, table, text, tour step and lock, and leaves presentation mode to the teacher."""
     from urllib.parse import parse_qs, urlsplit
 
-    at = open_page("home", tour="seed004", tstep="1", present="True")
+    at = open_sidebar_section(open_page("home", tour="seed004", tstep="1", present="True"), CLASS_LINK_SECTION)
     assert_clean(at)
     assert at.session_state["keep_present"] is True                      # the teacher presents
     link = urlsplit(at.sidebar.code[-1].value)
@@ -97,7 +98,7 @@ def test_the_class_link_keeps_the_teachers_view_but_not_presentation_mode():
     assert "present" not in params
     assert params["tour"] == ["seed004"] and params["tstep"] == ["1"] and params["lock"] == ["1"]
     assert params["table"] == [at.query_params["table"]]
-    at = open_page("lookup", table="seed003", text="dog cat", present="True")
+    at = open_sidebar_section(open_page("lookup", table="seed003", text="dog cat", present="True"), CLASS_LINK_SECTION)
     params = parse_qs(urlsplit(at.sidebar.code[-1].value).query)
     assert "present" not in params and params["text"] == ["dog cat"] and params["table"] == ["seed003"]
     assert params["lock"] == ["1"]

@@ -3,7 +3,8 @@ Next, Previous and End move through it; a link with tour= and tstep= starts ther
 from __future__ import annotations
 
 import pytest
-from helpers import assert_clean, open_page, texts
+from helpers import assert_clean, open_page, open_sidebar_section, texts
+from ui.keys import TOURS_SECTION
 
 from core.lessons.tours import SEED_TOURS
 
@@ -37,7 +38,7 @@ def test_next_previous_and_end():
 
 
 def test_a_tour_starts_from_the_sidebar():
-    at = open_page("home")
+    at = open_sidebar_section(open_page("home"), TOURS_SECTION)
     at.button(key="tour_start_seed001").click().run()
     assert_clean(at)
     assert any("one gradient step on the input row of *kamienny*" in text for text in texts(at.markdown))

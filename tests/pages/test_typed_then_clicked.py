@@ -5,7 +5,8 @@ and clicks without pressing Enter; arguments built in the previous run would car
 from __future__ import annotations
 
 import numpy as np
-from helpers import figure, open_page, plotly_array, scoped, visible
+from helpers import figure, open_page, open_sidebar_section, plotly_array, scoped, visible
+from ui.keys import LOADERS_SECTION
 
 
 def test_apply_edit_uses_the_value_typed_with_the_click():
@@ -52,7 +53,7 @@ def test_training_step_uses_the_learning_rate_typed_with_the_click():
 
 
 def test_hub_loader_uses_the_id_typed_with_the_click():
-    at = open_page("home")
+    at = open_sidebar_section(open_page("home"), LOADERS_SECTION)
     at.text_input(key="load_hub_id").input("gpt2")
     at.button(key="load_hub_go").click().run()
     assert not at.exception

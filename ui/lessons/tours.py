@@ -13,7 +13,7 @@ from core.lessons.tours import TOURS, TourStep
 from ui import state, tables
 from ui.lessons import keyboard
 from ui.lessons import questions
-from ui.keys import TOUR_APPLIED
+from ui.keys import TOUR_APPLIED, TOURS_SECTION
 
 APPLIED = TOUR_APPLIED           # the (tour, step) whose view was last put in place
 
@@ -188,7 +188,9 @@ def _step_figure(name: str, step: TourStep) -> StepFigure | None:
 
 def tour_picker() -> None:
     """Sidebar: start a tour."""
-    with st.sidebar.expander("Guided tours"):
+    with state.sidebar_section("Guided tours", TOURS_SECTION) as open_:
+        if not open_:
+            return
         for name, tour in TOURS.items():
             st.button(tour.title, key=f"tour_start_{name}", on_click=_start, args=(name,), width="stretch")
         st.caption("Each step opens a page with its table, text and settings; the link in the address "

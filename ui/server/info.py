@@ -9,15 +9,22 @@ from core.limits import megabytes
 from core.models.loading.smollm2_cache import smollm2_source
 from core.settings import operator_settings
 from core.text import markdown_literal as md
+from ui import state
+from ui.keys import ABOUT_SECTION
 
 
 def about_this_server() -> None:
+    with state.sidebar_section("About this server", ABOUT_SECTION) as open_:
+        if open_:
+            _settings_said()
+
+
+def _settings_said() -> None:
     settings = operator_settings()
-    with st.sidebar.expander("About this server"):
-        st.caption(f"**Model memory:** {md(megabytes(settings.model_memory_bytes))}, "
-                   f"{md(settings.memory_reason)}.")
-        st.caption(f"**Largest model:** {settings.max_model_params / 1e6:,.0f} million parameters, "
-                   f"{md(settings.params_reason)}.")
-        st.caption(f"**SmolLM2 comes from** {md(smollm2_source())}.")
-        st.caption("**Hugging Face hub:** " + ("on (safetensors only, sizes checked before download)."
-                                                if settings.hub else "switched off (EMBEDDING_LENS_HUB=0)."))
+    st.caption(f"**Model memory:** {md(megabytes(settings.model_memory_bytes))}, "
+               f"{md(settings.memory_reason)}.")
+    st.caption(f"**Largest model:** {settings.max_model_params / 1e6:,.0f} million parameters, "
+               f"{md(settings.params_reason)}.")
+    st.caption(f"**SmolLM2 comes from** {md(smollm2_source())}.")
+    st.caption("**Hugging Face hub:** " + ("on (safetensors only, sizes checked before download)."
+                                            if settings.hub else "switched off (EMBEDDING_LENS_HUB=0)."))
