@@ -10,6 +10,7 @@ from core.limits import CSLS_K, HUBNESS_DIRECT_ROWS, HUBNESS_EXACT_ROWS, HUBNESS
 from core.map_quality import approximate, csls, hubness
 from core.tokens.pieces import TOKEN_KINDS
 from ui import cached, render, state
+from ui.kept_figures import made
 from ui.lessons import asking
 from ui.server import jobs
 from core.text import neighbour_count_name
@@ -129,7 +130,8 @@ def hubness_section(table, searched: list[int]) -> None:
                                                      f"{found.top_share:.1%}"))
     with c3:
         asking.say("hub_largest", lambda: st.metric(f"Largest {neighbour_count_name(k)}", f"{int(found.counts.max()):,}"))
-    render.show_figure(k_occurrence_histogram(found.counts, int(k), f"How often each row is a {k}-nearest neighbour"),
+    # made once per server for equal counts: building it was ~70 ms of every Geometry run of every session
+    render.show_figure(made(k_occurrence_histogram, found.counts, int(k), f"How often each row is a {k}-nearest neighbour"),
                        key="geo_hubness")
     frame = hubs_frame(table, lists, found)
     render.show_frame(frame.assign(norm=[f"{v:.3f}" for v in frame["norm"]]), hide_index=True)
