@@ -19,6 +19,9 @@ import importlib
 from collections.abc import Mapping
 from typing import Any, Iterator
 
+from streamlit.runtime.state.common import is_element_id
+from streamlit.runtime.state.session_state import STREAMLIT_INTERNAL_KEY_PREFIX
+
 WIDGET_MODULES = ("radio", "selectbox", "slider", "number_input", "text_widgets", "time_widgets")
 _MARK = "_embedding_lens_one_key"     # set on the installed function: installing twice is a no-op
 _MISSING = object()
@@ -34,9 +37,6 @@ class OneKeyView(Mapping):
         return self._safe.filtered_state
 
     def _one(self, key: str) -> Any:
-        from streamlit.runtime.state.common import is_element_id
-        from streamlit.runtime.state.session_state import STREAMLIT_INTERNAL_KEY_PREFIX
-
         if not isinstance(key, str) or is_element_id(key) or key.startswith(STREAMLIT_INTERNAL_KEY_PREFIX):
             return self._whole().get(key, _MISSING)
         with self._safe._lock:             # as filtered_state reads: no yield to the script runner here
