@@ -61,7 +61,7 @@ def show_tables(report) -> None:
         render.show_frame(render.embedding_frame(table, highlighted), hide_index=True, height=render.frame_height(table))
     file_name = f"{render.export_name('rows')}.csv"
     st.download_button(f"⬇ {file_name} (the rows shown: token id, token, row, vector)",
-                       render.frame_csv_text(render.table_rows_frame(table, highlighted)), file_name=file_name,
+                       lambda: render.frame_csv_text(render.table_rows_frame(table, highlighted)), file_name=file_name,
                        mime="text/csv", key="lookup_rows_csv")
     for row, positions in report.repeats.items():
         asking.say("repeats", lambda row=row, positions=positions: st.info(

@@ -6,7 +6,8 @@ Building a Plotly figure validates every property it is given (a 4 × 6 heatmap 
 same page asks for the same figures sixty times. Specs live in the server's derived store
 (ui.cached.derived: bounded by bytes, least recently used leaving first; a private table's results
 are dropped with its sessions). A kept spec is shared by every session and only read after
-(core.figures.sending.SentSpec). Builders are core.figures functions: they never draw.
+(core.figures.sending.SentSpec), its JSON text written once (KeptSpec). Builders are core.figures
+functions: they never draw.
 """
 from __future__ import annotations
 
@@ -33,10 +34,17 @@ def sendable(fig, projected: bool) -> dict:
     return sendable_spec(for_projector(fig) if projected else fig)
 
 
+def _kept_spec(fig, projected: bool) -> dict:
+    """sendable(fig) with the text st.plotly_chart sends for it, written once (KeptSpec)."""
+    from core.figures.sending import KeptSpec
+
+    return KeptSpec(sendable(fig, projected))
+
+
 def kept(build: Callable, key: str, tables: tuple, settings: tuple) -> dict:
     """The spec of build(), a figure made from `tables` and `settings` alone (every value it shows)."""
     projected = _presenting()
-    return cached.derived(f"figure {key}", tables, (settings, projected), lambda: sendable(build(), projected))
+    return cached.derived(f"figure {key}", tables, (settings, projected), lambda: _kept_spec(build(), projected))
 
 
 def made(builder: Callable, *args, **kwargs) -> dict:
@@ -49,7 +57,7 @@ def made(builder: Callable, *args, **kwargs) -> dict:
     except TypeError:             # an argument of another kind: made for this run only
         return sendable(builder(*args, **kwargs), projected)
     return cached.derived("figure made", (), (digest.hexdigest(),),
-                          lambda: sendable(builder(*args, **kwargs), projected))
+                          lambda: _kept_spec(builder(*args, **kwargs), projected))
 
 
 _ATOMS = {str, int, float, bool, type(None), np.str_, np.int64, np.float64, np.float32}   # repr tells them apart

@@ -115,7 +115,8 @@ def csv_button(matrix: np.ndarray, name: str, row_labels=None, column_labels=Non
     """A download button with the matrix as CSV, its file named after the figure and the table
     ('x-lookup-glove-50d.csv'), as the camera button names PNG and SVG files."""
     file_name = f"{export_name(name, table)}.csv"
-    st.download_button(f"⬇ {file_name}", csv_text(matrix, row_labels, column_labels), file_name=file_name,
+    # made when clicked (Streamlit's deferred download): writing it on every run was ~3 ms of a page run
+    st.download_button(f"⬇ {file_name}", lambda: csv_text(matrix, row_labels, column_labels), file_name=file_name,
                        mime="text/csv", key=key or f"csv_{name}")
 
 
@@ -227,7 +228,7 @@ def show_frame(frame, **kwargs) -> None:
         styler = literal_table(frame)
         st.table(styler.hide(axis="index") if kwargs.get("hide_index") else styler)
         return
-    if grid_width_px(data, not kwargs.get("hide_index")) > MAY_NOT_FIT_PX:
+    if grid_width_px(data, not kwargs.get("hide_index"), enough=MAY_NOT_FIT_PX) > MAY_NOT_FIT_PX:
         st.markdown(f'<p class="lens-swipe" style="font-size: 0.85rem; margin: 0;">{SWIPE_SAID.format(len(data.columns))}'
                     '</p>', unsafe_allow_html=True)
     st.dataframe(frame, **kwargs)

@@ -2,6 +2,8 @@
 string a visitor could have written (a token, a file name) shown as text, never as Plotly's HTML."""
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 import plotly.graph_objects as go
 from plotly.basedatatypes import BaseFigure
@@ -139,10 +141,51 @@ def _typed_arrays(value) -> None:
 class SentSpec(BaseFigure):
     """A sendable_spec handed to st.plotly_chart, which asks a figure for its to_dict(): the spec
     itself, not validated or copied again. No plotly figure is built. The spec may be shared by
-    every session (ui/render.py): st.plotly_chart only reads it (its pop of trace uids finds none)."""
+    every session (ui/render.py): st.plotly_chart only reads it (its pop of trace uids finds none).
+    A KeptSpec's text is sent as it was written once (install_sent_json)."""
 
     def __init__(self, spec: dict):       # BaseFigure's own __init__ would build the figure
         self._sent = spec
 
     def to_dict(self) -> dict:
         return self._sent
+
+    @property
+    def sent_json(self) -> str | None:
+        return getattr(self._sent, "json", None)
+
+
+class KeptSpec(dict):
+    """A sendable_spec kept for every session (ui.kept_figures) with the JSON text st.plotly_chart
+    sends for it, written once: encoding a figure was ~2 ms of every figure of every page run
+    (~7 ms a run, bench/load_profile.py), the same text each time. Read only, as the spec is."""
+
+    def __init__(self, spec: dict):
+        super().__init__(spec)
+        install_sent_json()
+        self.json = _plotly_to_json(SentSpec(spec), validate=False)    # exactly what Streamlit would write
+
+
+_plotly_to_json = None
+_INSTALLING = threading.Lock()
+
+
+def install_sent_json() -> None:
+    """Once per process: plotly.io.to_json (what st.plotly_chart calls) gives a KeptSpec's figure its
+    text as written, any other figure plotly's own encoding. Idempotent."""
+    global _plotly_to_json
+    import plotly.io
+
+    with _INSTALLING:          # two sessions' first kept figures at once: wrapped once, never twice
+        if _plotly_to_json is not None:
+            return
+        _plotly_to_json = plotly.io.to_json
+        plotly.io.to_json = _sent_or_encoded
+
+
+def _sent_or_encoded(fig, validate=True, *args, **kwargs):
+    """plotly.io.to_json, a KeptSpec's figure given its text as written (how st.plotly_chart calls it)."""
+    written = getattr(fig, "sent_json", None)
+    if written is not None and validate is False and not args and not kwargs:
+        return written
+    return _plotly_to_json(fig, validate, *args, **kwargs)

@@ -49,7 +49,7 @@ def hubs_among_neighbours(name: str, word: str, k: int) -> vq.Answer:
         got = csls.rerank(csls.cosines_to(table.weight, row), row, csls.mean_similarity(lists, k), 10, mask)
         hubs = [table.tokens[x] for x in got.before if mask[x]]
         return Reveal(str(got.hubs_before), float(got.hubs_before),
-                      f"By cosine, '{word}''s 10 nearest hold {got.hubs_before} hubs"
+                      f"By cosine, the 10 rows nearest to “{word}” hold {got.hubs_before} hubs"
                       + (f" ({', '.join(hubs)})" if hubs else "") + f"; re-ranked by CSLS, {got.hubs_after}.",
                       "CSLS subtracts each candidate's mean similarity to its own neighbours: a hub, close to "
                       "everything, loses most and drops down the list.")
@@ -81,6 +81,6 @@ TOUR = Tour("Hubs · rows that are everyone's neighbour, and CSLS (MiniLM)", (
                               is_hub(TABLE, WORD, K), choices=(vq.YES, vq.NO), holds_back=("hub_largest",)),
                         _view("hub_skew", TABLE, f"Is the skewness of {N_K} above 1 (a long tail of hubs)?",
                               skewed(TABLE, K), choices=(vq.YES, vq.NO), holds_back=("hub_skewness",)),
-                        _view("hub_neighbours", TABLE, f"How many of “{WORD}”'s {K} nearest rows by cosine are hubs?",
+                        _view("hub_neighbours", TABLE, f"Among the {K} rows nearest to “{WORD}” by cosine, how many are hubs?",
                               hubs_among_neighbours(TABLE, WORD, K), holds_back=("csls_hubs",)))),
 ))

@@ -28,7 +28,9 @@ def size_of(value, depth: int = 0) -> int:
         return sys.getsizeof(value) + sum(size_of(getattr(value, f.name), depth + 1)
                                           for f in dataclasses.fields(value))
     if isinstance(value, dict):
-        return sys.getsizeof(value) + sum(size_of(k, depth + 1) + size_of(v, depth + 1) for k, v in value.items())
+        own = getattr(value, "__dict__", None)      # a dict subclass's own attributes (a kept figure's text)
+        return (sys.getsizeof(value) + (size_of(own, depth + 1) if own else 0)
+                + sum(size_of(k, depth + 1) + size_of(v, depth + 1) for k, v in value.items()))
     if isinstance(value, (list, tuple)):
         return sys.getsizeof(value) + sum(size_of(item, depth + 1) for item in value)
     return sys.getsizeof(value)

@@ -119,3 +119,37 @@ def test_lookups_tables_have_their_own_csv():
     at = open_page("lookup", table="seed004")
     assert "⬇ rows-seed004.csv (the rows shown: token id, token, row, vector)" in \
         [button.proto.label for button in at.get("download_button")]
+
+
+def test_a_csv_is_written_when_its_button_is_clicked_not_on_every_run(monkeypatch):
+    """Issue 35: writing every CSV on every run was ~3 ms of a page run. The buttons hold Streamlit's
+    deferred downloads; clicked, each gives the figure's or table's CSV, read back as a spreadsheet would."""
+    from streamlit.runtime.media_file_manager import MediaFileManager
+    from streamlit.testing.v1 import app_test
+
+    made = []
+
+    class KeptManager(MediaFileManager):       # AppTest makes one per run and drops it after
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            made.append(self)
+    monkeypatch.setattr(app_test, "MediaFileManager", KeptManager)
+    at = open_page("lookup", table="seed004")
+    files = made[-1]
+    buttons = [b for b in at.get("download_button") if b.proto.label.endswith(".csv")
+               or ".csv (" in b.proto.label]
+    assert len(buttons) == 3, [b.proto.label for b in at.get("download_button")]
+    for button in buttons:
+        assert button.proto.deferred_file_id and not button.proto.url
+        url = files.execute_deferred(button.proto.deferred_file_id)
+        text = files._storage.get_file(url.rsplit("/", 1)[-1]).content.decode("utf-8")
+        header, *rows = list(csv.reader(io.StringIO(text, newline="")))
+        assert rows and all(len(row) == len(header) for row in rows), button.proto.label
+    rows_csv = [b for b in buttons if "rows-seed004" in b.proto.label][0]
+    text = files._storage.get_file(files.execute_deferred(rows_csv.proto.deferred_file_id).rsplit("/", 1)[-1])
+    header, *rows = list(csv.reader(io.StringIO(text.content.decode("utf-8"), newline="")))
+    from ui import cached
+
+    table = cached.toy_table_named("seed004")                  # a small table: every row is shown
+    assert header[:3] == ["token id", "token", "row"] and [r[1] for r in rows] == list(table.tokens)
+    assert [float(x) for x in rows[1][3:]] == [float(x) for x in table.weight[1]]

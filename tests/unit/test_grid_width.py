@@ -1,6 +1,7 @@
 """How wide st.dataframe draws a table, estimated to tell a phone when a table scrolls sideways."""
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 from ui.table_view.cells import PHONE_COLUMN_PX, grid_width_px
@@ -23,3 +24,12 @@ def test_a_presented_column_keeps_one_notation_and_one_minus():
     assert column_texts([9.16e-07, 0.000395, float("nan")], ".3g") == ["9.16e-07", "3.95e-04", ""]
     assert column_texts([0.43, -0.0123], ".3g") == ["0.43", "−0.0123"]
     assert column_texts([-1e-5, 2.0], "+.4g") == ["−1.000e-05", "+2.000e+00"]
+
+
+def test_the_width_stops_counting_once_past_enough_with_the_same_verdict():
+    wide = pd.DataFrame(np.random.default_rng(0).normal(size=(120, 384)))
+    full = grid_width_px(wide, with_index=True)
+    early = grid_width_px(wide, with_index=True, enough=250)
+    assert 250 < early < full and (early > 250) == (full > 250)
+    small = pd.DataFrame({"a": [1, 2]})
+    assert grid_width_px(small, with_index=False, enough=250) == grid_width_px(small, with_index=False)

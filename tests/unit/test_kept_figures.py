@@ -67,3 +67,22 @@ def test_an_argument_of_another_kind_is_built_each_time(calls):
     assert spec["data"] and len(counted) == 1
     kept_figures.made(lambda holder: heatmap(np.eye(2), "X"), Holder())
     assert len(counted) == 2
+
+
+def test_a_kept_figure_is_sent_as_the_text_streamlit_writes_written_once(calls):
+    """st.plotly_chart encodes its figure with plotly.io.to_json on every run (~2 ms a figure); a kept
+    one's text is written once, equal to what plotly writes for the same spec, and the store weighs it."""
+    import plotly.io
+
+    from core.figures.sending import SentSpec, install_sent_json
+    from core.server.derived import size_of
+
+    heatmap, _ = calls
+    matrix = np.arange(6.0).reshape(2, 3)
+    spec = kept_figures.made(heatmap, matrix, "X <b>", ["a", "b"], ["x", "y", "z"], digits=1)
+    install_sent_json()
+    plain = dict(spec)
+    assert plotly.io.to_json(SentSpec(spec), validate=False) is spec.json          # not encoded again
+    assert spec.json == plotly.io.to_json(SentSpec(plain), validate=False)         # plotly's own text
+    assert plotly.io.to_json(SentSpec(plain), validate=True) == spec.json         # other calls: plotly's way
+    assert size_of(spec) >= size_of(plain) + len(spec.json)

@@ -224,7 +224,7 @@ def show_candidates(table: EmbeddingTable, frame: pd.DataFrame, found: vocab_hea
     st.caption(f"{len(frame):,} candidates: the lowest {found.percentile:g} % of the tokens, at or below "
                f"{found.threshold:.4g}{more}. Values equal to float32 precision are tied and listed by token id.")
     file_name = candidates_file_name(kind, found.percentile)       # the label says the file it saves
-    st.download_button(f"⬇ {file_name} ({len(frame):,} rows)", render.frame_csv_text(frame),
+    st.download_button(f"⬇ {file_name} ({len(frame):,} rows)", lambda: render.frame_csv_text(frame),
                        file_name=file_name, mime="text/csv", key="hid_csv")
 
 
