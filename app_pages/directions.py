@@ -9,7 +9,6 @@ import pandas as pd
 import streamlit as st
 
 from core.figures.geometry import hover_texts, pca_scatter
-from core.geometry import sample_rows, top_k
 from core.limits import MAX_ANALOGY_ANSWERS, MAX_AXIS_WORDS, MAX_PLOT_POINTS
 from core.tokens.pieces import TOKEN_KINDS, resolve_tokens
 from core.directions.semantic import axes_cosine
@@ -63,7 +62,7 @@ def show_axes(rows: list[int], searched: list[int]) -> None:
         return
     words_rows = list(dict.fromkeys(x_from + x_to + y_from + y_to))
     marked = list(dict.fromkeys(rows + words_rows))
-    shown = sample_rows(table.vocab_size, MAX_PLOT_POINTS, must_include=marked + searched)
+    shown = cached.sampled_rows(table, MAX_PLOT_POINTS, must_include=marked + searched)
     shown = shown[np.isfinite(coords[:, shown]).all(axis=0)]          # zero rows have no cosine
     cosine = axes_cosine(x_axis, y_axis)
     title = (f"Cosine with two word directions · the axes meet at {np.degrees(np.arccos(cosine)):.0f}° "
@@ -94,17 +93,17 @@ def show_axes(rows: list[int], searched: list[int]) -> None:
                "The plot draws them at right angles, so where they are not, a word's place on one axis "
                "partly predicts its place on the other.")
     show_extremes(coords, [(" ".join(x_from_words), " ".join(x_to_words)),
-                           (" ".join(y_from_words), " ".join(y_to_words))])
+                           (" ".join(y_from_words), " ".join(y_to_words))],
+                  cached.axis_extremes(table, x_from, x_to, y_from, y_to, 5))
 
 
-def show_extremes(coords: np.ndarray, ends: list[tuple[str, str]]) -> None:
+def show_extremes(coords: np.ndarray, ends: list[tuple[str, str]], found: tuple) -> None:
     """The 5 rows furthest toward each end of each axis, over the whole table. coords (2, V);
-    ends: (start words, end words) of each axis."""
+    ends: (start words, end words) of each axis; found: cached.axis_extremes."""
     records = []
-    for values, (start, end) in zip(coords, ends):
-        for end_name, sign in ((end, 1.0), (start, -1.0)):
-            toward = np.where(np.isfinite(values), sign * values, -np.inf)
-            best = [r for r in top_k(toward, 5) if toward[r] > 0]      # only rows that point that way
+    for axis, (values, (start, end)) in enumerate(zip(coords, ends)):
+        for side, end_name in enumerate((end, start)):
+            best = found[2 * axis + side]
             records.append({"axis end": f"toward {end_name}",
                             "rows furthest that way": ", ".join(f"{table.tokens[r]} ({values[r]:+.2f})" for r in best)
                             or "none: no row points this way"})

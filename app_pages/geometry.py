@@ -19,7 +19,6 @@ from core.geometry import (
     nearest,
     pair_table,
     possible_components,
-    sample_rows,
 )
 from core.hidden.id_gap import chosen_pairs, sample_pairs, spearman
 from core.limits import MAX_PLOT_POINTS
@@ -47,8 +46,7 @@ def drawn_rows(rows: list[int]) -> tuple[np.ndarray, list[str]]:
     chart by its whole spec and mounts a renamed one anew (two 20,000-point WebGL plots rebuilt at
     every search); the searched token has a figure of its own (show_neighbours)."""
     def sample():
-        shown = sample_rows(table.vocab_size, MAX_PLOT_POINTS, must_include=rows)
-        shown.flags.writeable = False           # shared by every session asking for these rows
+        shown = cached.sampled_rows(table, MAX_PLOT_POINTS, must_include=rows)
         return shown, hover_texts([table.tokens[r] for r in shown], table.ids[shown])
     return cached.derived("drawn rows", (table,), (tuple(rows),), sample)
 

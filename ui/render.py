@@ -45,7 +45,9 @@ def show_figure(fig, key: str | None = None, export: str | None = None, table: s
     from ui.kept_figures import sendable
 
     spec = fig if isinstance(fig, dict) else sendable(fig, presenting())
-    return st.plotly_chart(SentSpec(spec), width="stretch", config=figure_config(export or key, table), key=key, **kwargs)
+    # a figure of its own width (a square plot with its colour bar) at that width, never wider than its column
+    width = "content" if spec["layout"].get("width") else "stretch"
+    return st.plotly_chart(SentSpec(spec), width=width, config=figure_config(export or key, table), key=key, **kwargs)
 
 
 def show_kept_figure(build, key: str, tables: tuple, settings: tuple, export: str | None = None,

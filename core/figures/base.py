@@ -117,6 +117,8 @@ def for_projector(fig: go.Figure) -> go.Figure:
     size = PROJECTOR_FONT
     fig.update_layout(font=dict(size=size), title_font=dict(size=size + 4), legend=dict(font=dict(size=size - 2)),
                       hoverlabel=dict(font=dict(size=size - 2)), height=int((fig.layout.height or 400) * 1.25))
+    if fig.layout.width:       # a figure of its own width (a scaled plot and its colour bar) grows with its type
+        fig.update_layout(width=int(fig.layout.width * 1.2))
     fig.update_xaxes(tickfont=dict(size=size - 2), title_font=dict(size=size))
     fig.update_yaxes(tickfont=dict(size=size - 2), title_font=dict(size=size))
     fig.update_scenes(xaxis=dict(tickfont=dict(size=size - 2)), yaxis=dict(tickfont=dict(size=size - 2)),

@@ -77,8 +77,13 @@ def pca_scatter(coords: np.ndarray, tokens, ids, title: str, colour_values=None,
         if equal_aspect:     # the plot narrows (constrain="domain"); the ranges stay on the data
             fig.update_xaxes(constrain="domain")
             fig.update_yaxes(scaleanchor="x", scaleratio=1, constrain="domain")
+            if colour_values is not None:      # its colour bar beside it, not at the far side of a wide column
+                fig.update_layout(width=int(area[0] + SIDES_OF_A_SCALED_PLOT_PX))
     fig.update_layout(legend=dict(orientation="h", y=-0.12))
     return base_layout(fig, title, height)
+
+
+SIDES_OF_A_SCALED_PLOT_PX = 190   # y-axis title and ticks (~80 px), the colour bar with its ticks and title (~110)
 
 
 def scatter_plot_area(x_range, y_range, height: int, equal_aspect: bool) -> tuple[float, float]:

@@ -51,15 +51,44 @@ def _overlaps(box, others) -> bool:
     return any(x0 < b[2] and b[0] < x1 and y0 < b[3] and b[1] < y1 for b in others)
 
 
+def segment_crosses_box(segment, box) -> bool:
+    """Whether the segment (x0, y0, x1, y1) passes through the inside of box (x0, y0, x1, y1)
+    (Liang-Barsky clipping)."""
+    x0, y0, x1, y1 = segment
+    low, high = 0.0, 1.0
+    for delta, start, near, far in ((x1 - x0, x0, box[0], box[2]), (y1 - y0, y0, box[1], box[3])):
+        if delta == 0:
+            if not near < start < far:
+                return False
+            continue
+        t_near, t_far = sorted(((near - start) / delta, (far - start) / delta))
+        low, high = max(low, t_near), min(high, t_far)
+        if low >= high:
+            return False
+    return True
+
+
+def leader_crossings(points_px: np.ndarray, offsets, texts, font_px: float = PLACED_FONT_PX) -> int:
+    """How many (leader line, other label) pairs cross: a point's line to its label passing through
+    another point's label."""
+    points_px = np.asarray(points_px, dtype=np.float64).reshape(-1, 2)
+    boxes = label_boxes(points_px, offsets, texts, font_px)
+    leaders = [(x, y, x + dx, y + dy) for (x, y), (dx, dy) in zip(points_px, offsets)]
+    return sum(segment_crosses_box(leader, box) for i, leader in enumerate(leaders)
+               for j, box in enumerate(boxes) if i != j)
+
+
 def place_labels(points_px: np.ndarray, texts, font_px: float = PLACED_FONT_PX, prefer=-1,
                  area: tuple[float, float] | None = None) -> list[tuple[int, int]]:
     """Pixel offsets (ax, ay) of each label's centre from its point (plotly's annotation ax/ay),
-    chosen in order so that no two label boxes meet and no label covers a marked point. Within
-    `area` (width, height) a spot inside the plot is preferred. When every spot is taken, the
-    least crowded one is used. `prefer`: -1 above first, 1 below first, or one of those per point."""
+    chosen in order so that no two label boxes meet, no label covers a marked point and no leader
+    line (a point to its label) runs through another label. Within `area` (width, height) a spot
+    inside the plot is preferred. When every spot is taken, the least crowded one is used.
+    `prefer`: -1 above first, 1 below first, or one of those per point."""
     points_px = np.asarray(points_px, dtype=np.float64).reshape(-1, 2)
     markers = [(x - MARKER_RADIUS, y - MARKER_RADIUS, x + MARKER_RADIUS, y + MARKER_RADIUS) for x, y in points_px]
     placed: list[tuple[float, float, float, float]] = []
+    leaders: list[tuple[float, float, float, float]] = []
     offsets = []
     preferences = np.broadcast_to(np.asarray(prefer), (len(points_px),))
     for k, ((x, y), text) in enumerate(zip(points_px, texts)):
@@ -70,15 +99,20 @@ def place_labels(points_px: np.ndarray, texts, font_px: float = PLACED_FONT_PX, 
             box = (x + dx - width / 2, y + dy - height / 2, x + dx + width / 2, y + dy + height / 2)
             outside = area is not None and (box[0] < -20 or box[2] > area[0] + 20 or box[1] < -30
                                             or box[3] > area[1] + 10)
-            # a label over a label is unreadable; over a point or past the plot's edge, only untidy
+            leader = (x, y, x + dx, y + dy)
+            # a label over a label is unreadable; a line through another label misleads; over a point
+            # or past the plot's edge, only untidy
             crowding = (3 * sum(_overlaps(box, [label]) for label in placed) + (2 if outside else 0)
-                        + sum(_overlaps(box, [marker]) for marker in others))
+                        + sum(_overlaps(box, [marker]) for marker in others)
+                        + 2 * (sum(segment_crosses_box(leader, label) for label in placed)
+                               + sum(segment_crosses_box(line, box) for line in leaders)))
             if best_crowding is None or crowding < best_crowding:
                 best, best_crowding = (dx, dy, box), crowding
             if crowding == 0:
                 break
         dx, dy, box = best
         placed.append(box)
+        leaders.append((x, y, x + dx, y + dy))
         offsets.append((int(round(dx)), int(round(dy))))
     return offsets
 

@@ -184,8 +184,9 @@ def install_sent_json() -> None:
 
 
 def _sent_or_encoded(fig, validate=True, *args, **kwargs):
-    """plotly.io.to_json, a KeptSpec's figure given its text as written (how st.plotly_chart calls it)."""
-    written = getattr(fig, "sent_json", None)
+    """plotly.io.to_json, a KeptSpec given its text as written. st.plotly_chart hands it the spec
+    itself (SentSpec.to_dict() through plotly.tools.return_figure_from_figure_or_data)."""
+    written = fig.json if isinstance(fig, KeptSpec) else fig.sent_json if isinstance(fig, SentSpec) else None
     if written is not None and validate is False and not args and not kwargs:
         return written
     return _plotly_to_json(fig, validate, *args, **kwargs)

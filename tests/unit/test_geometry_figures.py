@@ -79,3 +79,31 @@ def test_the_searched_token_figure_is_small_and_marks_the_token_twice():
     assert [(m.x[0], m.y[0]) for m in marks] == [(0.5, -0.2), (7, 1.5)]       # PCA plane, norm by id
     assert [a.text for a in fig.layout.annotations].count("cat") == 2
     assert sum(len(trace.x) for trace in fig.data) == 2 * len(rows) + 2 + 2
+
+
+def test_a_scaled_plot_with_a_colour_bar_is_as_wide_as_both_and_shown_at_that_width(monkeypatch):
+    """Issue 31: at 1920 px the square PCA plot stood in the middle of the column and its colour bar at
+    the far right. The figure now has its own width (the plot's, its axis and its bar), grown with the
+    projector's type, and show_figure draws such a figure at that width (never wider than its column)."""
+    from core.figures.base import for_projector
+    from core.figures.geometry import SIDES_OF_A_SCALED_PLOT_PX, pca_scatter, scatter_plot_area
+    from core.figures.labels import padded_range
+    from ui import render
+
+    coords = np.random.default_rng(0).normal(size=(200, 2))
+    fig = pca_scatter(coords, [str(i) for i in range(200)], np.arange(200), "t", colour_values=np.arange(200))
+    plot_width, _ = scatter_plot_area(padded_range(coords[:, 0], 0.05), padded_range(coords[:, 1], 0.05), 560, True)
+    assert fig.layout.width == int(plot_width + SIDES_OF_A_SCALED_PLOT_PX) < 700
+    assert for_projector(fig).layout.width == int(int(plot_width + SIDES_OF_A_SCALED_PLOT_PX) * 1.2)
+    kinds = pca_scatter(coords, [str(i) for i in range(200)], np.arange(200), "t", kinds=["word"] * 200)
+    stretched = pca_scatter(coords, [str(i) for i in range(200)], np.arange(200), "t",
+                            colour_values=np.arange(200), equal_aspect=False)
+    assert kinds.layout.width is None and stretched.layout.width is None     # no bar, or no scale to keep
+
+    widths = []
+    monkeypatch.setattr(render.st, "plotly_chart", lambda spec, width, **kwargs: widths.append(width))
+    monkeypatch.setattr(render, "presenting", lambda: False)
+    monkeypatch.setattr(render, "figure_config", lambda *args: {})
+    render.show_figure(fig)
+    render.show_figure(kinds)
+    assert widths == ["content", "stretch"]

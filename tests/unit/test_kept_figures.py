@@ -73,6 +73,7 @@ def test_a_kept_figure_is_sent_as_the_text_streamlit_writes_written_once(calls):
     """st.plotly_chart encodes its figure with plotly.io.to_json on every run (~2 ms a figure); a kept
     one's text is written once, equal to what plotly writes for the same spec, and the store weighs it."""
     import plotly.io
+    import plotly.tools
 
     from core.figures.sending import SentSpec, install_sent_json
     from core.server.derived import size_of
@@ -83,6 +84,42 @@ def test_a_kept_figure_is_sent_as_the_text_streamlit_writes_written_once(calls):
     install_sent_json()
     plain = dict(spec)
     assert plotly.io.to_json(SentSpec(spec), validate=False) is spec.json          # not encoded again
+    as_streamlit_asks = plotly.tools.return_figure_from_figure_or_data(SentSpec(spec), validate_figure=True)
+    assert plotly.io.to_json(as_streamlit_asks, validate=False) is spec.json
     assert spec.json == plotly.io.to_json(SentSpec(plain), validate=False)         # plotly's own text
     assert plotly.io.to_json(SentSpec(plain), validate=True) == spec.json         # other calls: plotly's way
     assert size_of(spec) >= size_of(plain) + len(spec.json)
+
+
+def test_a_pages_kept_figures_are_not_encoded_again_on_its_next_run(monkeypatch):
+    """Through st.plotly_chart itself: Geometry's rerun encodes none of its figures again (all kept)."""
+    from core.figures import sending
+    from helpers import open_page
+
+    at = open_page("geometry", table="seed004")
+    assert sending._plotly_to_json is not None
+    encoded = []
+    original = sending._plotly_to_json
+    monkeypatch.setattr(sending, "_plotly_to_json", lambda fig, *a, **k: encoded.append(1) or original(fig, *a, **k))
+    at.run()
+    charts = at.get("plotly_chart")
+    assert len(charts) >= 3 and not at.exception
+    assert encoded == [], f"{len(encoded)} of {len(charts)} figures encoded again"
+
+
+def test_sampled_rows_are_the_samplers_kept_once_and_read_only(monkeypatch):
+    """The Axes page drew its seeded sample of GloVe's 400,000 rows again on every run: now kept per
+    table, size and marked rows, the sampler's own answer, shared read-only."""
+    from core.geometry import sample_rows
+    from core.server.derived import DerivedStore
+    from core.tables import EmbeddingTable
+    from ui import cached
+
+    store = DerivedStore(64 * 2**20)
+    monkeypatch.setattr(cached, "derived_store", lambda: store)
+    table = EmbeddingTable("t", np.zeros((5000, 2), dtype=np.float32), tuple(f"w{i}" for i in range(5000)),
+                           np.arange(5000), key="t-key")
+    first = cached.sampled_rows(table, 300, must_include=[np.int64(4999), 7])
+    assert np.array_equal(first, sample_rows(5000, 300, must_include=[4999, 7])) and {7, 4999} <= set(first)
+    assert cached.sampled_rows(table, 300, must_include=[4999, 7]) is first and not first.flags.writeable
+    assert cached.sampled_rows(table, 300, must_include=[8]) is not first

@@ -149,3 +149,14 @@ def test_a_map_process_that_dies_during_the_job_is_said_as_such(monkeypatch):
         assert worker.make(clusters(), MapSettings(perplexity=10, iterations=50)).embedded.shape == (180, 2)
     finally:
         worker.stop()
+
+
+def test_the_map_process_yields_the_cores_to_page_runs(worker):
+    """A map's seconds of CPU run at a lower priority than the server's page runs (NICENESS)."""
+    import os
+
+    from core.maps.worker import NICENESS
+
+    worker.make(clusters(), MapSettings(perplexity=10, iterations=100))
+    assert NICENESS >= 5
+    assert os.getpriority(os.PRIO_PROCESS, worker.child_pid) == min(19, os.getpriority(os.PRIO_PROCESS, 0) + NICENESS)

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from core.attention import attention_head
 from core.figures.attention import attention_mosaic, head_figure
@@ -90,3 +91,36 @@ def test_animation_labels_of_close_points_go_different_ways():
     points = np.array([[0.0, 0.0], [0.001, 0.0], [0.0, 0.002], [1.0, 1.0]])
     fig = moving_points_animation(np.stack([points, points]), [0, 1], list("abcd"), "moving")
     assert len(set(list(fig.frames[1].data[0].textposition)[:3])) == 3
+
+
+def test_a_segment_crosses_a_box_exactly_where_its_points_do():
+    """segment_crosses_box against brute force: 2,001 points along each segment."""
+    from core.figures.labels import segment_crosses_box
+
+    rng = np.random.default_rng(1)
+    box = (40.0, 40.0, 80.0, 60.0)
+    for _ in range(400):
+        x0, y0, x1, y1 = rng.uniform(0, 120, size=4)
+        t = np.linspace(0, 1, 2001)
+        xs, ys = x0 + t * (x1 - x0), y0 + t * (y1 - y0)
+        inside = np.any((xs > box[0] + 0.05) & (xs < box[2] - 0.05) & (ys > box[1] + 0.05) & (ys < box[3] - 0.05))
+        clearly_out = not np.any((xs > box[0] - 0.05) & (xs < box[2] + 0.05) & (ys > box[1] - 0.05) & (ys < box[3] + 0.05))
+        if inside:
+            assert segment_crosses_box((x0, y0, x1, y1), box)
+        elif clearly_out:
+            assert not segment_crosses_box((x0, y0, x1, y1), box)
+
+
+@pytest.mark.parametrize("seed", [0, 3, 6])
+def test_no_leader_line_runs_through_another_label(seed):
+    """Issue 31: a point's line to its label crossed other labels (hidden tour's PCA maps, the hub pairs).
+    Crowded layouts where the placement without that rule drew such lines now draw none, labels still apart."""
+    from core.figures.labels import PLACED_FONT_PX, boxes_overlap, label_boxes, leader_crossings, place_labels
+
+    words = ["cat", "dog", "king", "queen", "the", "piano", "a", "berlin", "paris", "man", "woman", "run"]
+    rng = np.random.default_rng(seed)
+    count = rng.integers(4, 9)
+    points, texts = rng.uniform(0, 160, size=(count, 2)) + 300, list(rng.choice(words, count))
+    offsets = place_labels(points, texts, area=(780, 410))
+    assert leader_crossings(points, offsets, texts) == 0
+    assert not boxes_overlap(label_boxes(points, offsets, texts, PLACED_FONT_PX))
