@@ -39,6 +39,20 @@ def background_rows(drawn: int, points: int = BACKGROUND_POINTS) -> np.ndarray:
         np.zeros(0, dtype=np.int64)
 
 
+def square_ranges(points: np.ndarray, pad: float = 0.08) -> tuple[list[float], list[float]]:
+    """points (n, 2) -> x and y ranges of one span, each centred on its points: at equal scales the
+    plane is then a square filling its panel's height. Fitted to the points, a flat cloud (a 2-row
+    table's PC2 is 0) left a plane ~80 px wide on a phone."""
+    points = np.asarray(points, dtype=np.float64).reshape(-1, 2)
+    points = points[np.isfinite(points).all(axis=1)]
+    if not len(points):
+        return [-1.0, 1.0], [-1.0, 1.0]
+    low, high = points.min(axis=0), points.max(axis=0)
+    half = max(float((high - low).max()) * (0.5 + pad), 1e-3)
+    centre = (low + high) / 2
+    return [float(centre[0] - half), float(centre[0] + half)], [float(centre[1] - half), float(centre[1] + half)]
+
+
 def searched_token_figure(background_plane: np.ndarray, background_ids, background_norms,
                           searched: SearchedPoint, neighbours: list[SearchedPoint], title: str,
                           height: int = 620) -> go.Figure:
@@ -67,8 +81,9 @@ def searched_token_figure(background_plane: np.ndarray, background_ids, backgrou
         fig.add_annotation(x=x_of(searched), y=y_of(searched), text=searched.token, showarrow=True, arrowhead=0,
                            ax=0, ay=-32, bgcolor="rgba(255,255,255,0.88)", bordercolor="#facc15",
                            font=dict(size=14, color="#111"), row=panel, col=1)
-    fig.update_xaxes(title="PC1", constrain="domain", row=1, col=1)
-    fig.update_yaxes(title="PC2", scaleanchor="x", scaleratio=1, constrain="domain", row=1, col=1)
+    x_range, y_range = square_ranges(np.concatenate([plane, [p.plane for p in neighbours + [searched]]]))
+    fig.update_xaxes(title="PC1", range=x_range, constrain="domain", row=1, col=1)
+    fig.update_yaxes(title="PC2", range=y_range, scaleanchor="x", scaleratio=1, constrain="domain", row=1, col=1)
     ids = [float(p.token_id) for p in neighbours] + [float(searched.token_id)] + list(np.asarray(background_ids, dtype=np.float64))
     fig.update_xaxes(**id_axis(max(ids)), row=2, col=1)
     fig.update_yaxes(title="‖E_id‖", row=2, col=1)

@@ -107,3 +107,21 @@ def test_a_scaled_plot_with_a_colour_bar_is_as_wide_as_both_and_shown_at_that_wi
     render.show_figure(fig)
     render.show_figure(kinds)
     assert widths == ["content", "stretch"]
+
+
+def test_the_searched_tokens_plane_is_a_square_holding_every_point_even_a_flat_one():
+    """Issue 31: on a phone seed 003's "Where cat sits" plane was ~80 px wide: its two rows have PC2 = 0,
+    and ranges fitted to the points left one side to plotly's guess. Both ranges now have one span,
+    centred on the points, so the plane is a square that fills its panel's height."""
+    from core.figures.searched import SearchedPoint, searched_token_figure, square_ranges
+
+    for points in (np.array([[-0.1, 0.0], [0.1, 0.0]]), np.random.default_rng(0).normal(size=(50, 2)) * [3, 1]):
+        x_range, y_range = square_ranges(points)
+        assert np.isclose(x_range[1] - x_range[0], y_range[1] - y_range[0]) and x_range[1] > x_range[0]
+        assert (x_range[0] < points[:, 0].min() <= points[:, 0].max() < x_range[1]
+                and y_range[0] < points[:, 1].min() <= points[:, 1].max() < y_range[1])
+    fig = searched_token_figure(np.array([[-0.1, 0.0], [0.1, 0.0]]), [0, 1], [1.14, 1.03],
+                                SearchedPoint(np.array([-0.1, 0.0]), 0, 1.14, "cat", "'cat' · id 0"),
+                                [SearchedPoint(np.array([0.1, 0.0]), 1, 1.03, "dog", "'dog' · id 1")], "Where cat sits")
+    x_range, y_range = list(fig.layout.xaxis.range), list(fig.layout.yaxis.range)
+    assert np.isclose(x_range[1] - x_range[0], y_range[1] - y_range[0]) and y_range[0] < 0 < y_range[1]
