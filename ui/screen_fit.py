@@ -7,8 +7,8 @@ served (core.figures.base.numbers_fit); the server does not know the screen, and
 attribution grid's numbers and the logit lens's token names ran into each other. So the page measures: a
 script of ours, run in the page itself (st.html with JavaScript; as a one-pixel iframe on every page it kept
 Home's loading from ever settling), watches the page, and a plot whose cell
-texts overlap, side by side or one above the other, or that Plotly shrank below SMALLEST_TEXT_PX to fit its
-cells (4-6 px numbers in a phone's 11 × 11 grid), has them hidden (the hover, or a tap, keeps every value)
+texts overlap, side by side or one above the other, or whose font Plotly shrank below SMALLEST_TEXT_PX to fit
+its cells (4-8 px numbers in a phone's 11 × 11 grid), has them hidden (the hover, or a tap, keeps every value)
 until it is drawn again wide enough for them.
 
 Labels placed beside points (pairs on the id-gap plot, analogy words) are placed apart for a desktop plot;
@@ -27,7 +27,8 @@ import streamlit as st
 
 CROWDED_CLASS = "lens-crowded"
 SWIPE_CLASS, WIDE_GRID_CLASS = "lens-swipe", "lens-wide-grid"
-SMALLEST_TEXT_PX = 8          # a cell text drawn shorter than this cannot be read
+SMALLEST_TEXT_PX = 9          # a cell text whose font Plotly shrank below this cannot be read on a phone (its box,
+                              # a line's height, is ~1.3 of it: measured by box, 6-8 px numbers passed as readable)
 MORE_BELOW_PX = 24            # the tour box's content past its fold that counts as more to read (a line); less is
                               # its own padding and the keys' one-pixel frame
 
@@ -63,7 +64,7 @@ _SCRIPT = """<script>
     for (const text of plot.querySelectorAll('.heatmap-label text')) {
       if (!text.textContent) continue;
       const box = text.getBoundingClientRect();
-      heights.push(box.height);
+      heights.push(parseFloat(host.getComputedStyle(text).fontSize) || box.height);
       const row = Math.round(box.top + box.height / 2), column = Math.round(box.left + box.width / 2);
       rows.set(row, (rows.get(row) || []).concat([box]));
       columns.set(column, (columns.get(column) || []).concat([box]));

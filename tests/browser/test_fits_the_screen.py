@@ -8,6 +8,8 @@ from __future__ import annotations
 import pytest
 from browser_helpers import SCREENSHOTS, require_chromium, wait_until_idle
 
+from ui.screen_fit import SMALLEST_TEXT_PX
+
 require_chromium()
 DESKTOP, PHONE = {"width": 1280, "height": 900}, {"width": 390, "height": 844}
 # Every element of the main column whose content is wider than its box and may scroll sideways.
@@ -131,10 +133,12 @@ CELL_TEXTS_JS = """() => [...document.querySelectorAll('[data-testid="stMain"] .
     const boxes = [...p.querySelectorAll('.heatmap-label text')].filter(t => t.textContent).map(t => t.getBoundingClientRect());
     const overlap = boxes.some((a, i) => boxes.some((b, j) => j > i && a.left < b.right - 0.5 && b.left < a.right - 0.5
                                                           && a.top < b.bottom - 0.5 && b.top < a.bottom - 0.5));
-    const label = p.querySelector('.heatmap-label'), heights = boxes.map(b => b.height).sort((a, b) => a - b);
-    const small = heights.length > 0 && heights[Math.floor(heights.length / 2)] < 8;
+    const label = p.querySelector('.heatmap-label');
+    const sizes = [...p.querySelectorAll('.heatmap-label text')].filter(t => t.textContent)
+      .map(t => parseFloat(getComputedStyle(t).fontSize)).sort((a, b) => a - b);
+    const small = sizes.length > 0 && sizes[Math.floor(sizes.length / 2)] < %d;
     return [(p.querySelector('.gtitle') || {}).textContent, overlap || small, getComputedStyle(label).visibility === 'hidden',
-            getComputedStyle(p, '::after').content.includes('Cell labels hidden')]; })"""
+            getComputedStyle(p, '::after').content.includes('Cell labels hidden')]; })""" % SMALLEST_TEXT_PX
 
 
 @pytest.mark.parametrize("size", [DESKTOP, PHONE], ids=["1280", "phone"])
