@@ -59,19 +59,28 @@ def test_more_chosen_rows_than_the_size_are_all_kept():
 
 
 def sampler_calls(path) -> set[str]:
-    """Where each call of sample_rows (or the old plot_sample) in a file is imported from."""
+    """Where each call of sample_rows (or the old plot_sample) in a file is imported from, and its calls
+    of cached.sampled_rows (the one sampler's answer kept for every session)."""
     tree = ast.parse((ROOT / path).read_text())
     imported = {alias.asname or alias.name: node.module for node in ast.walk(tree)
                 if isinstance(node, ast.ImportFrom) for alias in node.names}
     called = {node.func.id for node in ast.walk(tree)
               if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
               and node.func.id in ("sample_rows", "plot_sample")}
-    return {f"{imported.get(name)}.{name}" for name in called}
+    kept = {"ui.cached.sampled_rows" for node in ast.walk(tree)
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "sampled_rows"
+            and isinstance(node.func.value, ast.Name) and node.func.value.id == "cached"}
+    return {f"{imported.get(name)}.{name}" for name in called} | kept
 
 
 @pytest.mark.parametrize("path", SAMPLING_PAGES)
 def test_every_page_samples_rows_with_the_one_sampler(path):
-    assert sampler_calls(path) == {"core.geometry.sample_rows"}
+    assert sampler_calls(path) in ({"core.geometry.sample_rows"}, {"ui.cached.sampled_rows"},
+                                   {"core.geometry.sample_rows", "ui.cached.sampled_rows"})
+
+
+def test_the_kept_sample_is_the_one_samplers():
+    assert sampler_calls("ui/cached.py") == {"core.geometry.sample_rows"}
 
 
 def test_no_second_sampler_is_defined():
