@@ -61,6 +61,9 @@ def searched_token_figure(background_plane: np.ndarray, background_ids, backgrou
     token as the big plots' yellow diamond, its token written, and its neighbours as orange dots.
     One above the other: side by side, a phone's or a half column's ~350 px made each a thumbnail."""
     plane = np.asarray(background_plane, dtype=np.float64).reshape(-1, 2)
+    x_range, y_range = square_ranges(np.concatenate([plane, [p.plane for p in neighbours + [searched]]]))
+    # its name above the diamond, or below it when the diamond is in the plane's top part (the panel's title is there)
+    plane_label_dy = 32 if searched.plane[1] > y_range[0] + 0.6 * (y_range[1] - y_range[0]) else -32
     fig = make_subplots(rows=2, cols=1, vertical_spacing=0.22,
                         subplot_titles=("on the PCA plane (PC1, PC2)", "norm by id"))
     background = dict(mode="markers", marker=BACKGROUND_MARKER, hoverinfo="skip", name="sample of the table",
@@ -79,9 +82,9 @@ def searched_token_figure(background_plane: np.ndarray, background_ids, backgrou
                                  name="searched", hovertext=[searched.hover], hoverinfo="text",
                                  legendgroup="searched", showlegend=panel == 1), row=panel, col=1)
         fig.add_annotation(x=x_of(searched), y=y_of(searched), text=searched.token, showarrow=True, arrowhead=0,
-                           ax=0, ay=-32, bgcolor="rgba(255,255,255,0.88)", bordercolor="#facc15",
+                           ax=0, ay=plane_label_dy if panel == 1 else -32, bgcolor="rgba(255,255,255,0.88)",
+                           bordercolor="#facc15",
                            font=dict(size=14, color="#111"), row=panel, col=1)
-    x_range, y_range = square_ranges(np.concatenate([plane, [p.plane for p in neighbours + [searched]]]))
     fig.update_xaxes(title="PC1", range=x_range, constrain="domain", row=1, col=1)
     fig.update_yaxes(title="PC2", range=y_range, scaleanchor="x", scaleratio=1, constrain="domain", row=1, col=1)
     ids = [float(p.token_id) for p in neighbours] + [float(searched.token_id)] + list(np.asarray(background_ids, dtype=np.float64))
