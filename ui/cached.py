@@ -350,23 +350,13 @@ def _axes(table: EmbeddingTable, ends: tuple[tuple[int, ...], ...]):
 
 
 def axis_extremes(table: EmbeddingTable, x_from, x_to, y_from, y_to, count: int) -> tuple[tuple[int, ...], ...]:
-    """Up to `count` rows furthest toward each end of each axis of semantic_axes, over the whole table:
-    (x toward its end words, x toward its start words, y toward end, y toward start), each only rows
-    that point that way (positive cosine). Kept: four top-k's over GloVe's 400,000 rows were ~10 ms of
-    every run of the Axes page."""
-    from core.geometry import top_k
+    """core.directions.semantic.axis_extremes of semantic_axes, kept: four top-k's over GloVe's 400,000
+    rows were ~10 ms of every run of the Axes page."""
+    from core.directions import semantic
 
     ends = (tuple(x_from), tuple(x_to), tuple(y_from), tuple(y_to))
-
-    def compute():
-        _, _, coords = semantic_axes(table, *ends)
-        found = []
-        for values in coords:
-            for sign in (1.0, -1.0):
-                toward = np.where(np.isfinite(values), sign * values, -np.inf)
-                found.append(tuple(int(r) for r in top_k(toward, count) if toward[r] > 0))
-        return tuple(found)
-    return derived("axis extremes", (table,), ends + (int(count),), compute)
+    return derived("axis extremes", (table,), ends + (int(count),),
+                   lambda: semantic.axis_extremes(semantic_axes(table, *ends)[2], count))
 
 
 def semantic_axes(table: EmbeddingTable, x_from, x_to, y_from, y_to):

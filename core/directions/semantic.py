@@ -99,6 +99,18 @@ class Analogy:
 METHODS = ("3CosAdd", "3CosMul")
 
 
+def axis_extremes(coords: np.ndarray, count: int) -> tuple[tuple[int, ...], ...]:
+    """coords (2, V) every row's cosine with each axis -> up to `count` rows furthest toward each end:
+    (x toward its end words, x toward its start words, y toward end, y toward start), each only rows
+    that point that way (positive cosine); rows of undefined cosine (NaN) never."""
+    found = []
+    for values in coords:
+        for sign in (1.0, -1.0):
+            toward = np.where(np.isfinite(values), sign * values, -np.inf)
+            found.append(tuple(int(r) for r in top_k(toward, count) if toward[r] > 0))
+    return tuple(found)
+
+
 def analogy_scores(weight: np.ndarray, inverse: np.ndarray, a: int, b: int, c: int) -> dict[str, np.ndarray]:
     """a − b + c ("king − man + woman") -> {method: (V,) score of every row}, from one product
     of the table with the three unit vectors.

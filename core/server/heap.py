@@ -73,10 +73,10 @@ class HeapFreezer:
         if not self._lock.acquire(blocking=False):
             return False
         try:
-            if self.frozen_at is None or self.clock() - self.frozen_at > self.period:
+            now = self.clock()
+            if self.frozen_at is None or now - self.frozen_at > self.period:
                 self._refreeze()
                 return True
-            now = self.clock()
             if now - self.counted_at < self.count_every:    # 60 sessions run ~5 pages a second
                 return False
             self.counted_at = now

@@ -112,3 +112,19 @@ def test_tied_answers_are_listed_by_row_and_ranked_so():
         add = next(r for r in results if r.method == "3CosAdd")
         assert add.excluded.rows[:3].tolist() == [60, 210, 300]
         assert add.excluded.expected_rank == 3 and add.included.expected_rank == 3
+
+
+def test_axis_extremes_are_the_rows_furthest_each_way_by_a_full_sort():
+    """Against a full sort: each end's `count` rows with the largest positive cosine that way, NaN rows never."""
+    from core.directions.semantic import axis_extremes
+
+    rng = np.random.default_rng(0)
+    coords = rng.uniform(-1, 1, size=(2, 500)).astype(np.float32)
+    coords[0, :3] = np.nan
+    coords[1] = np.abs(coords[1])                      # nothing points toward y's start
+    found = axis_extremes(coords, 5)
+    for index, (values, sign) in enumerate([(coords[0], 1), (coords[0], -1), (coords[1], 1), (coords[1], -1)]):
+        toward = np.array([sign * v if np.isfinite(v) else -np.inf for v in values.tolist()])
+        expected = [int(r) for r in np.argsort(-toward, kind="stable")[:5] if toward[r] > 0]
+        assert list(found[index]) == expected
+    assert found[3] == () and not {0, 1, 2} & set(found[0] + found[1])
