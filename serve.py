@@ -14,12 +14,14 @@ import streamlit as st
 
 @asynccontextmanager
 async def start_warm(_app):
+    from ui.server import downloads
     from ui.server import guard as server_guard
     from ui.server import warm
     from ui.server import widget_state
 
     server_guard.install()  # before any visitor: a client's clear_cache message is refused
     widget_state.install()  # a widget asks Session State about its own key only (ui/server/widget_state.py)
+    downloads.install()     # a clicked download's file stays until its session's next run (ui/server/downloads.py)
     warm.warm_up()          # a background thread: the server answers at once
     yield
 

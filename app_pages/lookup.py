@@ -62,7 +62,7 @@ def show_tables(report) -> None:
     file_name = f"{render.export_name('rows')}.csv"
     st.download_button(f"⬇ {file_name} (the rows shown: token id, token, row, vector)",
                        lambda: render.frame_csv_text(render.table_rows_frame(table, highlighted)), file_name=file_name,
-                       mime="text/csv", key="lookup_rows_csv")
+                       mime="text/csv", key="lookup_rows_csv", on_click="ignore")
     for row, positions in report.repeats.items():
         asking.say("repeats", lambda row=row, positions=positions: st.info(
             f"Token **{render.md(table.tokens[row])}** (id {int(table.ids[row])}) appears at positions "

@@ -119,7 +119,7 @@ def csv_button(matrix: np.ndarray, name: str, row_labels=None, column_labels=Non
     file_name = f"{export_name(name, table)}.csv"
     # made when clicked (Streamlit's deferred download): writing it on every run was ~3 ms of a page run
     st.download_button(f"⬇ {file_name}", lambda: csv_text(matrix, row_labels, column_labels), file_name=file_name,
-                       mime="text/csv", key=key or f"csv_{name}")
+                       mime="text/csv", key=key or f"csv_{name}", on_click="ignore")
 
 
 def figure_with_csv(fig, matrix: np.ndarray, name: str, row_labels=None, column_labels=None,

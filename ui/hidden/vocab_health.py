@@ -225,7 +225,7 @@ def show_candidates(table: EmbeddingTable, frame: pd.DataFrame, found: vocab_hea
                f"{found.threshold:.4g}{more}. Values equal to float32 precision are tied and listed by token id.")
     file_name = candidates_file_name(kind, found.percentile)       # the label says the file it saves
     st.download_button(f"⬇ {file_name} ({len(frame):,} rows)", lambda: render.frame_csv_text(frame),
-                       file_name=file_name, mime="text/csv", key="hid_csv")
+                       file_name=file_name, mime="text/csv", key="hid_csv", on_click="ignore")
 
 
 def verification_rows(model, candidate_rows: np.ndarray, count: int) -> np.ndarray:

@@ -110,7 +110,7 @@ def faithfulness_section(table, points: np.ndarray, coords: np.ndarray, named, t
                        cached.derived("faithfulness csv", (table,), (cached.rows_digest(points), named, k, whole),
                                       lambda: render.frame_csv_text(pd.DataFrame(frame), preamble=preamble)),
                        file_name=f"{render.export_name(f'faithfulness-{named.method}')}.csv", mime="text/csv",
-                       key="maps_faith_csv")
+                       key="maps_faith_csv", on_click="ignore")
 
 
 def show_token(table, points, coords, made, labels, searched, worst) -> None:

@@ -136,7 +136,7 @@ def hubness_section(table, searched: list[int]) -> None:
     frame = hubs_frame(table, lists, found)
     render.show_frame(frame.assign(norm=[f"{v:.3f}" for v in frame["norm"]]), hide_index=True)
     st.download_button("⬇ Every row's N_k as CSV", lambda: hubs_csv_text(table, lists, found), key="geo_hub_csv",
-                       file_name=f"{render.export_name(f'hubness-k{k}')}.csv", mime="text/csv")
+                       file_name=f"{render.export_name(f'hubness-k{k}')}.csv", mime="text/csv", on_click="ignore")
     st.caption(f"{neighbour_count_name(k)} (Radovanović et al. 2010): every row lists its {k} nearest others by cosine; "
                f"{neighbour_count_name(k)} counts the lists a "
                f"row is on. The mean is exactly {k}; a right-skewed distribution (skewness above 0) means a few *hubs* "

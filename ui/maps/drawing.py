@@ -110,7 +110,7 @@ def show_map(table, points: np.ndarray, settings: MapSettings, rows: list[int], 
                                       lambda: map_clusters.map_csv(table, points, coords, labels, clusters or [],
                                                                    settings_lines)),
                        file_name=f"{render.export_name(f'map-{named.method}')}.csv", mime="text/csv",
-                       key="maps_csv")
+                       key="maps_csv", on_click="ignore")
     if clusters is not None:
         show_clusters(table, points, tokens, labels, clusters, chosen_cluster, properties)
     trust = None if named.method == "PCA" else getattr(stored_map(table, points, named), "trust", None)
