@@ -88,6 +88,14 @@ def _legend_below(fig: go.Figure) -> None:
     fig.update_layout(legend=dict(orientation="h", x=0, xanchor="left", y=0, yanchor="bottom", yref="container"))
 
 
+def legend_above_plot(x: float, xanchor: str) -> dict:
+    """A one-row legend on the plot's top edge, under the title. Its y is the plot's ("paper"): after
+    base_layout the legend's yref is the figure's ("container", _legend_below), where y = 1 with its foot
+    there put the legend above the figure, out of sight (the massive-activations squares, the
+    skipping and patching bars had no legend)."""
+    return dict(orientation="h", x=x, xanchor=xanchor, y=1.0, yanchor="bottom", yref="paper")
+
+
 def id_axis(largest: float) -> dict:
     """An axis of token ids up to `largest`: whole numbers only (a 5-row table's ids are not 0.5 apart),
     about five ticks, thousands as "2k"."""

@@ -294,3 +294,43 @@ def test_projected_room_above_the_plot_grows_with_a_legend_there():
     assert for_projector(fig).layout.margin.t > top
     rule = rule_bars(["a", "b"], np.array([0.6, 0.4]), np.array([1.0, 0.0]), [True, False], 0.5, "t").layout.legend
     assert (rule.yref, rule.y, rule.yanchor) == ("container", 0, "bottom")
+
+
+def _legend_shows(fig) -> bool:
+    """A horizontal legend is on the figure: in the figure's own frame ("container") within 0..1, or in the
+    plot's frame ("paper", plotly's default) at most one legend row above the plot's top edge."""
+    legend = fig.layout.legend
+    if legend.y is None:
+        return True
+    if legend.yref == "container":
+        return 0 <= legend.y <= 1
+    return -1 <= legend.y <= 1.1
+
+
+def test_legends_placed_above_the_plot_are_on_the_figure():
+    """A builder that put its legend above the plot after base_layout inherited the figure frame's yref:
+    y = 1 with the legend's foot there was above the figure, and the legend was never seen."""
+    from core.figures.base import grouped_bars
+    from core.figures.map_clusters import clustered_map
+    from core.figures.models.inside import ablation_bars
+    from core.figures.models.why import massive_grid, probability_pairs
+
+    rng = np.random.default_rng(0)
+    ratios = rng.uniform(1, 2000, (6, 4))
+    marks = (ratios > 100, ratios > 1000)
+    positions = ["0: The → Ġcat", "1: Ġcat → Ġis"]
+    figures = {
+        "massive": massive_grid(ratios, ratios * 10, rng.uniform(0, 1, 6), [f"{t}: Ġtok" for t in range(4)],
+                                [f"L{layer} in" for layer in range(6)], marks, "massive"),
+        "pairs": probability_pairs(positions, np.array([0.1, 0.2]), np.array([0.3, 0.1]), "pairs", ("clean", "patched")),
+        "ablation": ablation_bars(positions, np.array([0.1, 0.2]), np.array([0.05, 0.3]), "ablation"),
+        "bars": grouped_bars({"a": np.ones(3), "b": np.zeros(3)}, "bars"),
+        "clusters": clustered_map(rng.standard_normal((40, 2)), [f"t{i}" for i in range(40)], np.arange(40), "map",
+                                  None, np.repeat([0, 1, -1, 0], 10), ["one", "two"], [0, 10]),
+    }
+    for name, fig in figures.items():
+        assert [t for t in fig.data if t.showlegend is not False and t.name], name
+        assert _legend_shows(fig), (name, fig.layout.legend)
+    for name in ("massive", "pairs"):
+        legend = figures[name].layout.legend
+        assert (legend.y, legend.yanchor, legend.yref) == (1.0, "bottom", "paper"), name

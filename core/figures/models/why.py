@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from core.figures.base import DIVERGING, base_layout, cell_style, top_margin
+from core.figures.base import DIVERGING, base_layout, cell_style, legend_above_plot, top_margin
 from core.text import format_number
 
 POSITIVE, NEGATIVE = "#2563eb", "#dc2626"
@@ -87,7 +87,7 @@ def probability_pairs(positions: list[str], before: np.ndarray, after: np.ndarra
     fig.update_xaxes(type="category", tickangle=-45, title="position → the token it should predict")
     fig = base_layout(fig, title, 500)
     # the legend above the plot (right of the title): below, the slanted position labels ran into it
-    fig.update_layout(barmode="group", legend=dict(orientation="h", x=1, xanchor="right", y=1.0, yanchor="bottom"),
+    fig.update_layout(barmode="group", legend=legend_above_plot(x=1, xanchor="right"),
                       margin=dict(t=top_margin(fig, 80), b=20, l=90))
     return fig
 
@@ -128,5 +128,5 @@ def massive_grid(ratios: np.ndarray, largest: np.ndarray, sink: np.ndarray, colu
     fig.update_xaxes(range=[0, 1], title="sink share", row=1, col=2)
     fig = base_layout(fig, title, height=max(420, 22 * rows + 260))
     fig.update_layout(margin=dict(t=top_margin(fig, 90), b=150 if slanted else 40, r=110),
-                      legend=dict(orientation="h", x=0, xanchor="left", y=1.0, yanchor="bottom"))
+                      legend=legend_above_plot(x=0, xanchor="left"))
     return fig
