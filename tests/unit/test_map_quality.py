@@ -187,3 +187,16 @@ def test_adjusted_rand_vs_sklearn():
         assert adjusted_rand(a, (a + 3) * 7) == pytest.approx(adjusted_rand_score(a, (a + 3) * 7))
     for a, b in (([0, 0, 0], [1, 1, 1]), ([0, 1, 2], [5, 6, 7]), ([0, 0, 1], [0, 1, 2])):
         assert adjusted_rand(a, b) == pytest.approx(adjusted_rand_score(a, b))
+
+
+def test_true_neighbours_of_a_wide_table_wait_for_their_button():
+    """Heavy work behind a button (issue 31): the cost is points × rows × width, not points × rows alone —
+    SmolLM2's 576 dimensions made its default map's search seconds of a page run."""
+    from ui.map_quality.faithfulness import searched_at_once
+
+    assert searched_at_once(2_000, 30_522, 384)            # MiniLM's default sample: in the run
+    assert searched_at_once(500, 49_152, 576)              # a small SmolLM2 map too
+    assert not searched_at_once(2_000, 49_152, 576)        # SmolLM2's default sample: a button
+    assert not searched_at_once(3_000, 49_152, 576)        # the hidden tour's islands map
+    assert not searched_at_once(1_500, 400_000, 50)        # GloVe's whole table: too many cells
+    assert searched_at_once(2_000, 2_000, 576)             # among the mapped points only
