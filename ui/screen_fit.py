@@ -48,6 +48,9 @@ _SCRIPT = """<script>
     let hidden = 0;
     plot.querySelectorAll('g.annotation').forEach(label => {
       label.style.visibility = '';
+      // an arrow is drawn as an annotation without text, its empty text at the arrow's tail: every arrow
+      // from the origin met the first there, and all but one were hidden (Geometry's arrows)
+      if (!label.textContent.trim()) return;
       const box = (label.querySelector('.annotation-text-g') || label).getBoundingClientRect();
       if (!box.width) return;
       if (kept.some(other => meet(box, other))) { label.style.visibility = 'hidden'; hidden += 1; }
