@@ -15,7 +15,7 @@ import re
 from browser_helpers import SCREENSHOTS, wait_until_idle
 
 from core.lessons.tours import TOURS
-from ui.lessons.asking import HELD_BACK, HELD_COLUMNS
+from ui.lessons.asking import HELD_BACK, HELD_TABLES
 
 DESKTOP, PHONE = {"width": 1400, "height": 900}, {"width": 390, "height": 844}
 SIZES = {"desktop": DESKTOP, "phone": PHONE}
@@ -25,7 +25,7 @@ BAR = ".st-key-tour_bar"
 # The held-back sentences and tables each page draws in the step's view (ui.lessons.asking topics a page
 # says there; a section drawn only after a button, as the Why page's, is not listed).
 PAGE_TOPICS = {"lookup": {"ids", "repeats"}, "attention": {"permutation", "context_output"}, "geometry": {"id_gaps"},
-               "training": {"lab_step"}, "models": {"ablation_loss"}, "hidden": {"mean_cosine"},
+               "training": {"lab_step"}, "models": {"ablation_loss"}, "hidden": {"mean_cosine", "under_trained_rank"},
                "context": {"ctx_separation"},
                "directions": {"analogy_input_3CosAdd", "analogy_input_3CosMul", "analogy_rank_3CosAdd"}}
 
@@ -110,7 +110,7 @@ def held_here(step, question) -> bool:
 
 def held_said(main: str, prompt: str) -> bool:
     """The page says a sentence or a table waits for this question."""
-    return HELD_BACK.format(prompt=prompt) in main or HELD_COLUMNS.format(prompt=prompt) in main
+    return HELD_BACK.format(prompt=prompt) in main or any(said.format(prompt=prompt) in main for said in HELD_TABLES)
 
 
 def main_text(tab) -> str:

@@ -198,9 +198,10 @@ VIEW_TOURS = {
                  figure=fig.under_trained_histogram("minilm"),
                  questions=(_view("undertrained_pair", "minilm", "Which of these two tokens does the indicator "
                                   "find more under-trained?", vq.under_trained_of("minilm", "##犬", "dog"),
-                                  choices=("##犬", "dog")),
+                                  choices=("##犬", "dog"), holds_back=("under_trained_rank",)),
                             _view("undertrained_the", "minilm", "And of these two?",
-                                  vq.under_trained_of("minilm", "the", "cat"), choices=("the", "cat")))),
+                                  vq.under_trained_of("minilm", "the", "cat"), choices=("the", "cat"),
+                                  holds_back=("under_trained_rank",)))),
         TourStep("hidden", "Every row leans one way",
                  "The mean cosine of every pair of rows measures how much a table's vectors point one common "
                  "way (section *Anisotropy and rogue dimensions*).",

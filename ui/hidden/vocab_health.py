@@ -16,6 +16,7 @@ from core.limits import MAX_PLOT_POINTS, MAX_VERIFIED
 from core.tokens.pieces import TOKEN_KINDS
 from core.tables import EmbeddingTable
 from ui import cached, render, state, tables
+from ui.lessons import asking
 from ui.server import jobs
 
 MAX_LISTED = 200            # candidates listed in the page's table (the CSV has all of them)
@@ -202,12 +203,16 @@ def show_lookup(table: EmbeddingTable, score: np.ndarray, found: vocab_health.Ca
         return
     rank = vocab_health.ranks(score)
     candidate = set(found.rows.tolist())
-    render.show_frame(pd.DataFrame({
+    found_rows.sort(key=lambda pair: int(rank[pair[1]]))           # most suspicious first: a learner can compare
+    frame = pd.DataFrame({
         "token": [word for word, _ in found_rows], "id": [int(table.ids[row]) for _, row in found_rows],
         "indicator": [float(score[row]) for _, row in found_rows],
         "rank (1 = most suspicious)": [f"{int(rank[row]):,} of {table.vocab_size:,}" for _, row in found_rows],
-        "candidate": ["yes" if row in candidate else "no" for _, row in found_rows]}),
-        hide_index=True, width="stretch", column_config={"indicator": st.column_config.NumberColumn(format="%.4f")})
+        "candidate": ["yes" if row in candidate else "no" for _, row in found_rows]})
+    # the tour's question "which of these two is more under-trained?" is read off the order, not stated
+    frame = asking.held_frame(("under_trained_rank",), frame, said=asking.HELD_SUSPICIOUS)
+    render.show_frame(frame, hide_index=True, width="stretch",
+                      column_config={"indicator": st.column_config.NumberColumn(format="%.4f")})
 
 
 def candidates_file_name(kind: str, percentile: float) -> str:

@@ -42,11 +42,13 @@ def say(topic: str, draw: Callable[[], object]) -> None:
         st.caption(HELD_BACK.format(prompt=prompt))
 
 
-def held_frame(topics: tuple[str, ...], frame, keep: tuple[str, ...] = ("token", "id"), marks: tuple[str, ...] = (" (input)",)):
+def held_frame(topics: tuple[str, ...], frame, keep: tuple[str, ...] = ("token", "id"), marks: tuple[str, ...] = (" (input)",),
+               said: str | None = None):
     """A table whose numbers or marks answer a pending question (a rank, a score, "king (input)" on top):
     while one of `topics` is pending, only its `keep` columns in the table's own order, the `marks` taken
-    off their cells, and a caption saying what waits. The order stays: a learner who looks can still read
-    the answer off by counting, but the page does not state it."""
+    off their cells, and a caption saying what waits (`said`: HELD_COLUMNS unless the table's order has
+    another name). The order stays: a learner who looks can still read the answer off by counting, but the
+    page does not state it."""
     prompt = next((p for p in map(pending, topics) if p is not None), None)
     if prompt is None:
         return frame
@@ -57,8 +59,11 @@ def held_frame(topics: tuple[str, ...], frame, keep: tuple[str, ...] = ("token",
         return cell
     for column in shown.columns:
         shown[column] = shown[column].map(unmarked)
-    st.caption(HELD_COLUMNS.format(prompt=prompt))
+    st.caption((said or HELD_COLUMNS).format(prompt=prompt))
     return shown
 
 
 HELD_COLUMNS = "Listed best first; ranks, scores and marks held back until you answer the tour's question above: {prompt}"
+HELD_SUSPICIOUS = ("Listed most suspicious first; indicator, rank and candidate held back until you answer the "
+                   "tour's question above: {prompt}")
+HELD_TABLES = (HELD_COLUMNS, HELD_SUSPICIOUS)
