@@ -18,7 +18,7 @@ from core.figures.base import grouped_bars, matrix_heatmap
 from core.lessons.context_demo import compare_contexts, permutation_check
 from core.limits import MAX_TEXT_CHARS, MAX_TOY_TOKENS
 from core.lookup import lookup
-from core.text import format_number
+from core.text import format_number, row_digits
 from core.toy_tables import seed001_lab_table
 from ui import cached, render, state, tables, widgets, words
 from ui.lessons import asking, tours
@@ -176,16 +176,19 @@ def show_permutation(token_ids: list[int], tokens: list[str]) -> None:
             st.markdown(heading)
         asking.say("permutation", lambda verdict=verdict, heading=heading: st.markdown(f"{heading}: {verdict}"))
         swapped_labels = [f"{p}: {tokens[source]}" for p, source in enumerate(check.order)]
+        digits = row_digits(np.vstack([check.original.output, check.swapped.output]))
         before, after = st.columns(2)
         with before:
             render.show_figure(matrix_heatmap(check.original.output[check.order], "O before the swap, rows in the "
-                                              "swapped order", swapped_labels, colour_scale_bar=False, width_share=0.5),
+                                              "swapped order", swapped_labels, colour_scale_bar=False, width_share=0.5,
+                                              digits=digits),
                                key=f"attn_perm_before_{positions}")
         with after:
             # titles of one length: both wrap alike, so the two heatmaps stay side by side (one wrapped alone sat 25 px lower)
             render.show_figure(matrix_heatmap(check.swapped.output, "O after the swap, its rows in their new order",
                                               swapped_labels,
-                                              colour_scale_bar=False, width_share=0.5), key=f"attn_perm_after_{positions}")
+                                              colour_scale_bar=False, width_share=0.5, digits=digits),
+                               key=f"attn_perm_after_{positions}")
         # two nearly equal rows (seed 003's) make a moved row look unmoved: the difference said in a number
         gap = float(np.abs(check.swapped.output - check.original.output[check.order]).max())
         asking.say("permutation", lambda gap=gap: st.caption(

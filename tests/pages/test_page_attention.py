@@ -129,3 +129,27 @@ def test_the_permutation_demo_says_how_far_apart_the_two_outputs_are():
     pair = [c for c in charts if c["layout"]["title"]["text"].replace("<br>", " ").startswith("O ")][-2:]
     before, after = (np.asarray(plotly_array(c["data"][0]["z"]), dtype=float) for c in pair)
     assert float(said[1].rstrip(".").split(": ")[1]) == float(f"{np.abs(after - before).max():.3g}") > 0.01
+
+
+def test_seed003s_two_output_rows_print_apart():
+    """Without positions seed 003's two output rows differ by ~5e-4: at two decimals both read
+    0.85 0.35 −0.15 0.55 and the swap looked like nothing moved. The heatmaps print the decimals that
+    tell the rows apart, and the numbers are the heatmap's own values."""
+    at = open_page("attention", table="seed003")
+    assert_clean(at)
+    charts = [figure(at, i) for i in range(len(at.get("plotly_chart")))]
+    off = [c for c in charts if c["layout"]["title"]["text"].replace("<br>", " ").startswith("O ")][:2]
+    for chart in off:
+        rows = [tuple(row) for row in chart["data"][0]["text"]]
+        assert len(set(rows)) == 2, rows                               # the two rows read differently
+        z = np.asarray(plotly_array(chart["data"][0]["z"]), dtype=float)
+        assert [[float(t.replace("−", "-")) for t in row] for row in rows] == np.round(z, 3).tolist()
+
+
+def test_row_digits_tell_different_rows_apart():
+    from core.text import row_digits
+
+    assert row_digits(np.array([[0.85175, 0.35], [0.85125, 0.35]])) == 3
+    assert row_digits(np.array([[1.0, 2.0], [1.0, 2.0]])) == 2              # equal rows stay equal
+    assert row_digits(np.array([[1.0, 2.5], [3.0, 2.5]])) == 2
+    assert row_digits(np.array([[1.000001], [1.000002]])) == 4              # at most four
