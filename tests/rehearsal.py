@@ -71,7 +71,8 @@ _NUMBER = re.compile(r"(?<![\w.,])\d+(?:[.,]\d+)*(?!\w)")     # a number, not a 
 
 # Topics whose page holds back a table's numbers (ui.lessons.asking.held_frame): a question naming one is
 # checked against every table's cells too (the analogy tables print the ranks and scores asked for).
-TABLE_TOPICS = {"analogy_input_3CosAdd", "analogy_input_3CosMul", "analogy_rank_3CosAdd", "under_trained_rank"}
+TABLE_TOPICS = {"analogy_input_3CosAdd", "analogy_input_3CosMul", "analogy_rank_3CosAdd", "under_trained_rank",
+                "commitment_layers"}
 
 
 def table_cells(at) -> list[str]:
@@ -172,6 +173,8 @@ def rehearse_questions(at, name: str, index: int) -> None:
             for where, text in before.items():
                 assert not said_in(number, text), (name, index, question.key, number, where,
                                                    [line for line in text.splitlines() if number in line])
+        if TABLE_TOPICS & set(question.holds_back) and not question.choices:     # a layer asked for: not "L27"
+            assert not re.search(rf"\bL{re.escape(right)}\b", before["table"]), (name, index, question.key, right)
         small = [] if question.choices else [right]          # in the narration not even a "2"
         for number in small + giveaways(right, numbers, question.choices):
             assert not said_in(number, step.narration), (name, index, question.key, number, "narration")

@@ -26,7 +26,7 @@ BAR = ".st-key-tour_bar"
 # says there; a section drawn only after a button, as the Why page's, is not listed).
 PAGE_TOPICS = {"lookup": {"ids", "repeats"}, "attention": {"permutation", "context_output"}, "geometry": {"id_gaps"},
                "training": {"lab_step"}, "models": {"ablation_loss"}, "hidden": {"mean_cosine", "under_trained_rank"},
-               "context": {"ctx_separation"},
+               "context": {"ctx_separation"}, "generate": {"commitment_layers"},
                "directions": {"analogy_input_3CosAdd", "analogy_input_3CosMul", "analogy_rank_3CosAdd"}}
 
 # The rule a phone's first screen keeps: the tour bar ends in the screen's upper half (it scrolls within

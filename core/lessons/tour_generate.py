@@ -65,9 +65,9 @@ def _build():
                  {"keep_table": "smollm2", "keep_gen_section": "commitment", "keep_gen_commit_text": TEXT},
                  questions=(_view("paris_layer", "smollm2", "After which layer is 'Paris' first the top guess? (the strip's "
                                   "rows: L0 is the first layer)",
-                                  vq.lens_first_layer("smollm2", TEXT, "Paris")),
+                                  vq.lens_first_layer("smollm2", TEXT, "Paris"), holds_back=("commitment_layers",)),
                             _view("paris_top3", "smollm2", "And at which layer is it first in the top 3?",
-                                  first_top3_layer("smollm2", TEXT, "Paris")))),
+                                  first_top3_layer("smollm2", TEXT, "Paris"), holds_back=("commitment_layers",)))),
     ))
 
 

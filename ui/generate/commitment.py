@@ -10,6 +10,7 @@ from core.models.layer_names import lens_row_name
 from ui import cached, render, tables
 from ui.generate import common
 from ui.inside_model import computed
+from ui.lessons import asking
 
 TEXT = "The Eiffel Tower is in the city of Paris, the capital of France"
 
@@ -40,7 +41,8 @@ def show_commitment(model) -> None:
     frame = pd.DataFrame({"token": [common.piece(model, t) for t in strip.tokens], "top-1 from layer": shown(strip.top1),
                           "top-3 from layer": shown(strip.top3), "p > 0.5 from layer": shown(strip.above_half)},
                          index=pd.Index([str(p) for p in range(1, len(ids))], name="position"))
-    render.show_frame(frame, width="stretch")
+    # the strip states the layers a tour question asks the learner to predict: it waits for the answers
+    asking.say("commitment_layers", lambda: render.show_frame(frame, width="stretch"))
     common.say_piece_marks(model, strip.tokens)
     st.caption(f"emb: the embedding alone; L0: after the first layer; L{model.layers - 1}: after the last, the "
                "model's own output. Layers are numbered from L0 on every page.")
