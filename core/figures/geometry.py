@@ -108,7 +108,7 @@ def _add_marked(fig, points, labels, hover, rows, name, marker, offsets, three_d
                                    textfont=dict(size=17 if searched else 15, color="#111"),
                                    marker=dict(marker, size=14 if searched else min(marker["size"], 10)), **style))
         return
-    fig.add_trace(go.Scatter(x=points[:, 0], y=points[:, 1], mode="markers", marker=marker, **style))
+    fig.add_trace(dict(type=marks_type(fig), x=points[:, 0], y=points[:, 1], mode="markers", marker=marker, **style))
     for (x, y), label, (ax, ay) in zip(points, labels, offsets):
         fig.add_annotation(x=x, y=y, text=label, showarrow=True, arrowhead=0, arrowwidth=1, ax=ax, ay=ay,
                            bgcolor="rgba(255,255,255,0.88)", bordercolor=_outline(marker), borderpad=2,
@@ -184,6 +184,12 @@ def outward(vectors: np.ndarray) -> list[int]:
 _WEBGL_FROM = 1_000   # points: below this SVG draws faster (no WebGL context to create) and crisper
 
 
+def marks_type(fig: go.Figure) -> str:
+    """The trace type of marks drawn over a figure's points: WebGL when the points are (Plotly draws every
+    WebGL trace on a canvas above the SVG ones: the chosen rings inside GloVe's cloud were covered by it)."""
+    return "scattergl" if any(trace.type == "scattergl" for trace in fig.data) else "scatter"
+
+
 def points_trace_type(points: int) -> str:
     """'scattergl' for many points, 'scatter' (SVG) for a few: one WebGL context costs more to
     set up than a few hundred SVG markers cost to draw."""
@@ -206,16 +212,16 @@ def id_gap_scatter(sample_gaps, sample_cosines, chosen_gaps, chosen_cosines, cho
                            name=sample_name, hovertemplate="gap %{x}, cos %{y:.3f}<extra></extra>"))
     labelled = []      # (gap, cosine, label, outline colour)
     if len(chosen_gaps):
-        fig.add_trace(go.Scatter(x=chosen_gaps, y=chosen_cosines, mode="markers", customdata=list(chosen_labels),
-                                 marker=dict(size=11, color="#f97316", line=dict(color="black", width=1)),
-                                 name="chosen pairs",
-                                 hovertemplate="%{customdata}: gap %{x}, cos %{y:.3f}<extra></extra>"))
+        fig.add_trace(dict(type=marks_type(fig), x=chosen_gaps, y=chosen_cosines, mode="markers",
+                           customdata=list(chosen_labels), name="chosen pairs",
+                           marker=dict(size=11, color="#f97316", line=dict(color="black", width=1)),
+                           hovertemplate="%{customdata}: gap %{x}, cos %{y:.3f}<extra></extra>"))
         labelled += [(g, c, label, "#f97316") for g, c, label in zip(chosen_gaps, chosen_cosines, chosen_labels)]
     if searched is not None and len(searched[0]):
         gaps, cosines, labels = searched
-        fig.add_trace(go.Scatter(x=gaps, y=cosines, mode="markers", marker=SEARCHED_MARKER, customdata=list(labels),
-                                 name="searched token's pairs",
-                                 hovertemplate="%{customdata}: gap %{x}, cos %{y:.3f}<extra></extra>"))
+        fig.add_trace(dict(type=marks_type(fig), x=gaps, y=cosines, mode="markers", marker=SEARCHED_MARKER,
+                           customdata=list(labels), name="searched token's pairs",
+                           hovertemplate="%{customdata}: gap %{x}, cos %{y:.3f}<extra></extra>"))
         labelled += [(g, c, label, "#facc15") for g, c, label in zip(gaps, cosines, labels)]
         chosen_gaps = [*chosen_gaps, *gaps]
     widest = max([*np.asarray(sample_gaps, dtype=float).tolist(), *map(float, chosen_gaps), 1.0])
@@ -251,8 +257,8 @@ def norm_by_id_figure(ids, norms, tokens, title: str, kinds=None, hover=None, hi
                            hovertext=list(hover[members]), hoverinfo="text", name=kind))
     fig = go.Figure(data=traces, _validate=False)
     for i in [i for i in highlighted if 0 <= i < len(ids)]:
-        fig.add_trace(go.Scatter(x=[ids[i]], y=[norms[i]], mode="markers", marker=SEARCHED_MARKER,
-                                 name="searched", hovertext=[hover[i]], hoverinfo="text"))
+        fig.add_trace(dict(type=marks_type(fig), x=[ids[i]], y=[norms[i]], mode="markers", marker=SEARCHED_MARKER,
+                           name="searched", hovertext=[hover[i]], hoverinfo="text"))
         fig.add_annotation(x=ids[i], y=norms[i], text=str(tokens[i]), showarrow=True, arrowhead=0, ax=0, ay=-30,
                            bgcolor="rgba(255,255,255,0.88)", bordercolor="#facc15", font=dict(size=14, color="#111"))
     fig.update_xaxes(**id_axis(float(np.max(ids)) if len(ids) else 1.0))

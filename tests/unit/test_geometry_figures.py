@@ -30,8 +30,21 @@ def test_many_points_are_drawn_with_webgl_few_with_svg(points, drawn_as):
     values = np.linspace(0, 1, points)
     gaps = id_gap_scatter(np.arange(points), values, [3], [0.5], ["a–b"], "t")
     norms = norm_by_id_figure(np.arange(points), values, [f"t{i}" for i in range(points)], "t")
-    assert gaps.data[0].type == drawn_as and gaps.data[1].type == "scatter"      # chosen pairs: labelled SVG
+    # the chosen pairs drawn as the points are: Plotly puts WebGL traces above every SVG one, so an SVG mark
+    # inside a WebGL cloud was covered by it
+    assert gaps.data[0].type == drawn_as and gaps.data[1].type == drawn_as
     assert {trace.type for trace in norms.data} == {drawn_as}
+    searched = norm_by_id_figure(np.arange(points), values, [f"t{i}" for i in range(points)], "t", highlighted=[2])
+    assert searched.data[-1].name == "searched" and searched.data[-1].type == drawn_as
+
+
+def test_chosen_rings_are_drawn_on_the_points_layer():
+    from core.figures.geometry import pca_scatter
+
+    coords = np.random.default_rng(0).standard_normal((3000, 2))
+    fig = pca_scatter(coords, [f"t{i}" for i in range(3000)], np.arange(3000), "t", labelled=[1, 2], highlighted=[3])
+    types = {trace.name: trace.type for trace in fig.data}
+    assert types["chosen"] == types["searched"] == types["tokens"] == "scattergl", types
 
 
 def test_a_token_both_chosen_and_searched_is_named_once():
