@@ -29,6 +29,7 @@ CROWDED_CLASS = "lens-crowded"
 SWIPE_CLASS, WIDE_GRID_CLASS = "lens-swipe", "lens-wide-grid"
 SMALLEST_TEXT_PX = 9          # a cell text whose font Plotly shrank below this cannot be read on a phone (its box,
                               # a line's height, is ~1.3 of it: measured by box, 6-8 px numbers passed as readable)
+LABEL_SLACK_PX = 4            # a point's label may reach this far past its plot area (its box's own padding)
 MORE_BELOW_PX = 24            # the tour box's content past its fold that counts as more to read (a line); less is
                               # its own padding and the keys' one-pixel frame
 
@@ -43,8 +44,13 @@ _SCRIPT = """<script>
     doc.head.appendChild(style);
   }
   const meet = (a, b) => a.left < b.right - 1 && b.left < a.right - 1 && a.top < b.bottom - 1 && b.top < a.bottom - 1;
+  // a point's label (an annotation with a leader line) placed for a desktop plot can land, on a phone's
+  // narrow plot, over the axis ticks and titles or past the figure's edge: it must stay on the plot area
+  const areas = (plot) => [...plot.querySelectorAll('.draglayer .nsewdrag')].map(r => r.getBoundingClientRect());
+  const within = (box, area) => box.left >= area.left - %(slack)s && box.right <= area.right + %(slack)s &&
+                                box.top >= area.top - %(slack)s && box.bottom <= area.bottom + %(slack)s;
   const thin = (plot) => {      // -> how many labels were hidden: each one meeting a label kept before it
-    const kept = [];
+    const kept = [], plotted = areas(plot);
     let hidden = 0;
     plot.querySelectorAll('g.annotation').forEach(label => {
       label.style.visibility = '';
@@ -53,7 +59,9 @@ _SCRIPT = """<script>
       if (!label.textContent.trim()) return;
       const box = (label.querySelector('.annotation-text-g') || label).getBoundingClientRect();
       if (!box.width) return;
-      if (kept.some(other => meet(box, other))) { label.style.visibility = 'hidden'; hidden += 1; }
+      const led = label.querySelector('.annotation-arrow-g path') !== null;
+      const off = led && plotted.length && !plotted.some(area => within(box, area));
+      if (off || kept.some(other => meet(box, other))) { label.style.visibility = 'hidden'; hidden += 1; }
       else kept.push(box);
     });
     return hidden;
@@ -83,7 +91,7 @@ _SCRIPT = """<script>
       const cells = crowded(plot), thinned = thin(plot), said = [];
       plot.classList.toggle('%(cls)s', cells);
       if (cells) said.push('Cell labels hidden: too small or too close to read at this width.');
-      if (thinned) said.push(thinned + (thinned > 1 ? ' labels' : ' label') + ' hidden where they overlapped others.');
+      if (thinned) said.push(thinned + (thinned > 1 ? ' labels' : ' label') + ' hidden where they overlapped others or left the plot.');
       if (said.length) plot.dataset.lensNote = said.join(' ') + ' Tap or hover to read them.';
       else delete plot.dataset.lensNote;
     });
@@ -112,4 +120,4 @@ def watch_screen_fit() -> None:
     """Install the watcher (once a run, at the sidebar's foot: the page's own column keeps its spacing). The
     script is this module's own text, never a visitor's."""
     st.sidebar.html(_SCRIPT % {"cls": CROWDED_CLASS, "smallest": SMALLEST_TEXT_PX, "wide": WIDE_GRID_CLASS,
-                               "line": MORE_BELOW_PX}, unsafe_allow_javascript=True)
+                               "line": MORE_BELOW_PX, "slack": LABEL_SLACK_PX}, unsafe_allow_javascript=True)
