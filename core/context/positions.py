@@ -30,3 +30,16 @@ def rope_frequencies(head_width: int, theta: float) -> np.ndarray:
 def rope_angles(positions: int, head_width: int, theta: float) -> np.ndarray:
     """(P, d_head/2) angle of each frequency pair at each position: p · θ^(−2i/d_head)."""
     return np.arange(positions)[:, None] * rope_frequencies(head_width, theta)[None, :]
+
+
+OUTLIER_FACTOR = 4.0    # MiniLM's position 0 lies 6.4× the median row's distance from the rows' median; next, 1.9×
+
+
+def outlying_positions(table: np.ndarray, factor: float = OUTLIER_FACTOR) -> np.ndarray:
+    """(P, d) -> the positions whose row lies more than `factor` × the median row's distance from the rows'
+    (coordinate-wise) median: alone, such a row takes a PCA's first component and the curve of the
+    others is squeezed into a sliver."""
+    table = np.asarray(table, dtype=np.float64)
+    distances = np.linalg.norm(table - np.median(table, axis=0), axis=1)            # (P,)
+    typical = float(np.median(distances))
+    return np.flatnonzero(distances > factor * typical) if typical > 0 else np.zeros(0, dtype=np.int64)

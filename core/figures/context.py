@@ -61,10 +61,12 @@ def loss_by_position(losses: np.ndarray, length: int, title: str) -> go.Figure:
     return base_layout(fig, title, 360)
 
 
-def position_curve(coords: np.ndarray, title: str) -> go.Figure:
-    """coords (P, 2): PCA of a position table, coloured by position."""
-    fig = go.Figure(go.Scatter(x=coords[:, 0], y=coords[:, 1], mode="lines+markers",
-                               marker={"color": np.arange(len(coords)), "colorscale": "Viridis", "size": 4,
+def position_curve(coords: np.ndarray, title: str, positions=None) -> go.Figure:
+    """coords (P, 2): PCA of a position table, coloured by position (`positions` (P,): which ones they are)."""
+    positions = np.arange(len(coords)) if positions is None else np.asarray(positions)
+    fig = go.Figure(go.Scatter(x=coords[:, 0], y=coords[:, 1], mode="lines+markers", customdata=positions,
+                               hovertemplate="position %{customdata}<extra></extra>",
+                               marker={"color": positions, "colorscale": "Viridis", "size": 4,
                                        "colorbar": {"title": "position"}}))
     fig.update_layout(xaxis_title="PC 1", yaxis_title="PC 2")
     return base_layout(fig, title, 380)

@@ -60,6 +60,20 @@ def test_positions_show_minilms_learned_table_beside_the_sinusoidal_one():
     assert "learned: PCA of the positions" in titles and "sinusoidal: PCA of the positions" in titles
     norms = figure(at, titles.index("Norm of each position's row"))
     assert len(plotly_array(norms["data"][0]["y"])) == 128
+    # MiniLM's position 0 alone took PC 1 and squeezed the other 127 into a sliver: it is left out, and said
+    learned = figure(at, titles.index("learned: PCA of the positions"))["data"][0]
+    assert plotly_array(learned["customdata"]).tolist() == list(range(1, 128))
+    assert len(plotly_array(figure(at, titles.index("sinusoidal: PCA of the positions"))["data"][0]["x"])) == 128
+    assert any(c.startswith("Left out of this PCA: position 0,") for c in texts(at.caption))
+
+
+def test_a_row_far_from_the_others_is_an_outlying_position():
+    from core.context.positions import outlying_positions, sinusoidal_table
+
+    table = sinusoidal_table(64, 32)
+    assert outlying_positions(table).size == 0
+    table[5] += 10.0
+    assert outlying_positions(table).tolist() == [5]
 
 
 def test_choosing_smollm2_starts_no_work_until_its_button_and_the_link_keeps_the_choice():

@@ -18,8 +18,12 @@ SHOWN_POSITIONS = 128         # positions drawn of the 512 (the heatmap stays re
 def _learned(model_name: str):
     table = np.asarray(cached.loaded_model(model_name).position_table, dtype=np.float64)[:SHOWN_POSITIONS]
     sinus = pos.sinusoidal_table(len(table), table.shape[1])
-    return ({name: (cx.pca_2d(t)[0], pos.position_cosines(t), np.linalg.norm(t, axis=1))
-             for name, t in (("learned", table), ("sinusoidal", sinus))}, table.shape[1])
+    views = {}
+    for name, t in (("learned", table), ("sinusoidal", sinus)):
+        left_out = pos.outlying_positions(t)
+        drawn = np.setdiff1d(np.arange(len(t)), left_out)                          # the PCA of the others
+        views[name] = (cx.pca_2d(t[drawn])[0], drawn, left_out, pos.position_cosines(t), np.linalg.norm(t, axis=1))
+    return views, table.shape[1]
 
 
 def show_positions(model_name: str) -> None:
@@ -31,13 +35,19 @@ def show_positions(model_name: str) -> None:
                     f"beside it, the sinusoidal table of the same width. First {SHOWN_POSITIONS} positions.")
         left, right = st.columns(2)
         for column, name in ((left, "learned"), (right, "sinusoidal")):
-            coords, cosines, _ = views[name]
+            coords, drawn, left_out, cosines, _ = views[name]
             with column:
-                render.show_figure(position_curve(coords, f"{name}: PCA of the positions"), key=f"ctx_pos_pca_{name}")
+                render.show_figure(position_curve(coords, f"{name}: PCA of the positions", drawn),
+                                   key=f"ctx_pos_pca_{name}")
+                if len(left_out):
+                    st.caption(f"Left out of this PCA: position{'s' if len(left_out) > 1 else ''} "
+                               f"{', '.join(map(str, left_out))}, a row more than {pos.OUTLIER_FACTOR:g}× as far "
+                               "from the others' median as a typical row: alone it took the first component and "
+                               "squeezed the curve of the others into a sliver.")
                 render.show_figure(cosine_heatmap(cosines, f"{name}: cosine of every pair of positions"),
                                    key=f"ctx_pos_cos_{name}")
         x = np.arange(SHOWN_POSITIONS)
-        render.show_figure(lines({name: (x, views[name][2]) for name in views}, "Norm of each position's row",
+        render.show_figure(lines({name: (x, views[name][4]) for name in views}, "Norm of each position's row",
                                  "position", "norm"), key="ctx_pos_norms")
     elif model.rope:
         config = model.model.config
