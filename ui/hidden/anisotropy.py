@@ -122,7 +122,8 @@ def show_anisotropy(table: EmbeddingTable) -> None:
                               | {"raw mean": stats.mean[top], "raw std": stats.std[top]})
     render.show_frame(render.digits_when_presenting(dimensions, ["contribution"]), hide_index=True,
                       column_config={"share of the mean": st.column_config.NumberColumn(format="%.3f"),
-                                     "contribution": st.column_config.NumberColumn(format="%.3e")})
+                                     # plain decimals: 3.287e-4 is a notation a learner of the seeds has not met
+                                     "contribution": st.column_config.NumberColumn(format="%.5f")})
     if standardise and abs(z.mean_cosine) < 0.01:
         st.caption("Standardised, the mean is near 0: a dimension's share of it is a ratio of two small numbers.")
     show_changes(table, raw, z, r_raw, r_z)
