@@ -5,7 +5,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from core.figures.base import base_layout, id_axis
-from core.figures.labels import NARROW_PLOT_WIDTH, padded_range, place_labels, to_pixels
+from core.figures.labels import NARROW_PLOT_WIDTH, at_least_aspect, padded_range, place_labels, to_pixels
 from core.text import codepoints_note, format_number
 
 SEARCHED_COLOUR = "#111827"     # the searched token's arrow; its markers are yellow diamonds
@@ -159,6 +159,7 @@ def arrows_figure(vectors: np.ndarray, labels, title: str, axis_titles=("x", "y"
     # narrows instead of the range widening (h = (2, 1), w = (3, −1) sat on a −15..15 axis)
     x_range = padded_range(vectors[:, 0] if vectors.size else [], 0.3, include=(0.0,))
     y_range = padded_range(vectors[:, 1] if vectors.size else [], 0.2, include=(0.0,))
+    x_range, y_range = at_least_aspect(x_range, y_range, ARROWS_LEAST_ASPECT)
     area = scatter_plot_area(x_range, y_range, ARROWS_HEIGHT - 10, equal_aspect=True)
     tips = to_pixels(vectors, x_range, y_range, area) if vectors.size else np.zeros((0, 2))
     # tip labels placed apart: near-parallel vectors (GloVe's cat and dog) printed theirs over each other
@@ -174,6 +175,7 @@ def arrows_figure(vectors: np.ndarray, labels, title: str, axis_titles=("x", "y"
 
 
 ARROWS_HEIGHT = 480
+ARROWS_LEAST_ASPECT = 0.5     # the plot's short side at least half its long one
 
 
 def outward(vectors: np.ndarray) -> list[int]:

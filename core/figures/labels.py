@@ -132,6 +132,19 @@ def boxes_overlap(boxes) -> list[tuple[int, int]]:
             if _overlaps(boxes[i], [boxes[j]])]
 
 
+def at_least_aspect(x_range, y_range, least: float = 0.5) -> tuple[list[float], list[float]]:
+    """Ranges whose narrower span is widened (about its centre) to at least `least` of the wider one: at
+    equal scales a plot of near-parallel arrows was a sliver (~120 px wide at 1366 px, ~100 px tall on a
+    phone) however much room its column had."""
+    spans = [x_range[1] - x_range[0], y_range[1] - y_range[0]]
+    wanted = least * max(spans)
+    ranges = []
+    for (low, high), span in zip((x_range, y_range), spans):
+        grow = max(0.0, wanted - span) / 2
+        ranges.append([float(low - grow), float(high + grow)])
+    return ranges[0], ranges[1]
+
+
 def padded_range(values, pad: float = 0.06, include=()) -> list[float]:
     """[low, high] of values (and `include`, e.g. 0) widened by `pad` of the span on each side."""
     values = np.asarray([*np.asarray(values, dtype=np.float64).ravel(), *include], dtype=np.float64)

@@ -334,3 +334,18 @@ def test_legends_placed_above_the_plot_are_on_the_figure():
     for name in ("massive", "pairs"):
         legend = figures[name].layout.legend
         assert (legend.y, legend.yanchor, legend.yref) == (1.0, "bottom", "paper"), name
+
+
+def test_near_parallel_arrows_are_not_a_sliver():
+    """At equal scales, arrows all pointing one way made a plot ~120 px wide at 1366 px (hubs tour): the
+    short side is at least half the long one, the scales still equal."""
+    from core.figures.geometry import ARROWS_LEAST_ASPECT, arrows_figure
+    from core.figures.labels import at_least_aspect
+
+    fig = arrows_figure(np.array([[0.1, 2.0], [0.15, 1.8], [0.05, 2.2]]), ["a", "b", "c"], "parallel")
+    (x_low, x_high), (y_low, y_high) = fig.layout.xaxis.range, fig.layout.yaxis.range
+    assert (x_high - x_low) >= ARROWS_LEAST_ASPECT * (y_high - y_low) - 1e-9
+    assert x_low < 0.05 and x_high > 0.15 and y_low <= 0 and y_high > 2.2    # every arrow and the origin inside
+    assert fig.layout.yaxis.scaleanchor == "x"
+    assert at_least_aspect([0, 1], [0, 4]) == ([-0.5, 1.5], [0, 4])
+    assert at_least_aspect([0, 4], [1, 3]) == ([0, 4], [1, 3])               # already wide enough: unchanged
