@@ -41,7 +41,9 @@ def _show_grid(model, ids, stats) -> None:
 
     layer, position = np.unravel_index(int(np.argmax(stats.largest)), stats.largest.shape)
     c1, c2, c3 = st.columns(3)
-    c1.metric("Largest |value| in the stream", f"{stats.value[layer, position]:,.1f}",
+    value = float(stats.value[layer, position])
+    # thousands need no decimal ("22,560.0" read as more precise than the float16 model it comes from)
+    c1.metric("Largest |value| in the stream", f"{value:,.0f}" if abs(value) >= 1000 else f"{value:,.1f}",
               help="Over every layer's input and every position and dimension (float32 copies of the model's own values).")
     c2.metric("Where", f"L{layer}, position {position}, dim {stats.dimension[layer, position]}")
     c3.metric("Times the median of its vector", f"{stats.ratio[layer, position]:,.0f}×")
