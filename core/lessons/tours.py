@@ -239,7 +239,8 @@ VIEW_TOURS = {
                                   choices=("an attention head", "an MLP")))),
         TourStep("why", "Leave a layer out",
                  "Layer skipping passes a layer's input on unchanged, as the residual connection alone would, "
-                 "and measures the text's loss again.",
+                 "and measures the text's loss again. Click *Skip each of the 30 layers in turn* (a few seconds, "
+                 "once for the whole class), then read the rise of each layer's bar.",
                  _table("smollm2", keep_why_method="skipping", keep_why_skip_text=SKIP_TEXT),
                  figure=fig.skip_rises("smollm2", SKIP_TEXT),
                  questions=(_view("skip_costliest", "smollm2", "Skipping which layer raises the loss most?",
