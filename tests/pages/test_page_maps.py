@@ -123,11 +123,12 @@ def test_the_marked_token_is_called_searched_only_once_somebody_searched():
 
 
 def cluster_traces(at) -> dict:
-    """legend name -> number of points, for the map's cluster traces."""
+    """legend name -> number of points, for the map's cluster traces (the chosen and searched tokens' marks
+    are drawn on the same WebGL layer, over them)."""
     from helpers import plotly_array
 
     return {t["name"]: len(plotly_array(t["x"])) for t in figure(at, 0)["data"]
-            if t.get("type") == "scattergl"}
+            if t.get("type") == "scattergl" and t["name"] not in ("chosen", "searched")}
 
 
 def test_clusters_of_a_toy_tables_pca_map_are_listed_chosen_and_in_the_url():
