@@ -10,6 +10,7 @@ from core.figures.base import line_chart
 from core.limits import MAX_SHOWN_MODEL_TOKENS, MAX_TEXT_CHARS
 from core.models.heads import without_first_key
 from core.models.loading.pretrained import BUILTIN_MODELS
+from core.models.layer_names import STREAMS_AXIS, stream_names
 from core.models.probes import is_causal_map
 from core.text import piece_marks_note
 from ui import cached, inside_model, render, state, tables, widgets, words
@@ -113,12 +114,12 @@ def show_contextual() -> None:
         render.error_box(error)
         return
     st.markdown(f"“{render.md(result.token)}” at positions {result.positions}: the input embedding row is "
-                f"{'**identical**' if result.same_input else '**different**'} (one row of E). Layer 0 is the "
+                f"{'**identical**' if result.same_input else '**different**'} (one row of E). *emb* is the "
                 "embedding output (the token's row, plus a position row where the model adds one; normalised where the model "
-                "does); then each layer mixes context.")
-    layers = list(range(len(result.cosine_per_layer)))
+                "does); then each layer, L0 first, mixes in context.")
+    layers = stream_names(len(result.cosine_per_layer))
     render.show_figure(made(line_chart, layers, {"cos(h_A, h_B)": result.cosine_per_layer},
-                                  "Cosine between the two contextual vectors, per layer", "layer", "cosine",
+                                  "Cosine between the two contextual vectors, per layer", STREAMS_AXIS, "cosine",
                                   y_ceiling=1.0),
                        key="models_ctx_fig")
 

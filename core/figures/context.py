@@ -5,11 +5,12 @@ import numpy as np
 import plotly.graph_objects as go
 
 from core.figures.base import base_layout
+from core.models.layer_names import STREAMS_AXIS, stream_names
 
 
 def contextuality_lines(result, title: str) -> go.Figure:
     """Per-layer measures, raw and minus the layer's anisotropy baseline."""
-    layers = np.arange(result.layers)
+    layers = stream_names(result.layers)
     fig = go.Figure()
     series = [("self-similarity", result.self_similarity, result.baseline_cosine),
               ("intra-sentence similarity", result.intra_similarity, result.baseline_cosine),
@@ -20,13 +21,13 @@ def contextuality_lines(result, title: str) -> go.Figure:
                                  line={"dash": "dot"}))
     fig.add_trace(go.Scatter(x=layers, y=result.baseline_cosine, mode="lines", name="baseline: random pairs' cosine",
                              line={"color": "grey"}))
-    fig.update_layout(xaxis_title="layer (0 = embeddings)", yaxis_title="value")
+    fig.update_layout(xaxis_title=STREAMS_AXIS, yaxis_title="value")
     return base_layout(fig, title, 420)
 
 
 def separation_line(separation: np.ndarray, title: str) -> go.Figure:
-    fig = go.Figure(go.Bar(x=np.arange(len(separation)), y=separation))
-    fig.update_layout(xaxis_title="layer (0 = embeddings)",
+    fig = go.Figure(go.Bar(x=stream_names(len(separation)), y=separation))
+    fig.update_layout(xaxis_title=STREAMS_AXIS,
                       yaxis_title="leave-one-out accuracy", yaxis_range=[0, 1.05])
     return base_layout(fig, title, 320)
 

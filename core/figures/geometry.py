@@ -5,7 +5,8 @@ import numpy as np
 import plotly.graph_objects as go
 
 from core.figures.base import base_layout, id_axis
-from core.figures.labels import NARROW_PLOT_WIDTH, at_least_aspect, padded_range, place_labels, to_pixels
+from core.figures.labels import (NARROW_PLOT_WIDTH, at_least_aspect, merged_coincident, padded_range, place_labels,
+                                 to_pixels)
 from core.text import codepoints_note, format_number
 
 SEARCHED_COLOUR = "#111827"     # the searched token's arrow; its markers are yellow diamonds
@@ -62,11 +63,16 @@ def pca_scatter(coords: np.ndarray, tokens, ids, title: str, colour_values=None,
     x_range, y_range = padded_range(coords[:, 0], 0.05), padded_range(coords[:, 1], 0.05)
     area = scatter_plot_area(x_range, y_range, height, equal_aspect)
     every_marked = [i for _, rows, _ in marked for i in rows]
-    offsets = iter(place_labels(to_pixels(coords[every_marked, :2], x_range, y_range, area),
-                                [tokens[i] for i in every_marked], area=area) if every_marked and not three_d else [])
+    texts = [str(tokens[i]) for i in every_marked]
+    if every_marked and not three_d:
+        pixels = to_pixels(coords[every_marked, :2], x_range, y_range, area)
+        # the searched token (marked last) keeps its own name on a shared spot
+        texts = merged_coincident(pixels, texts, first=range(len(every_marked) - len(searched), len(every_marked)))
+        offsets = iter(place_labels(pixels, texts, area=area))
+    texts = iter(texts)
     for name, rows, marker in marked:
         if rows:
-            _add_marked(fig, coords[rows], [tokens[i] for i in rows], [hover[i] for i in rows], rows,
+            _add_marked(fig, coords[rows], [next(texts) for _ in rows], [hover[i] for i in rows], rows,
                         name, marker, [next(offsets) for _ in rows] if not three_d else [], three_d)
     if three_d:
         fig.update_layout(scene=dict(xaxis_title=axis_titles[0], yaxis_title=axis_titles[1],
@@ -110,6 +116,8 @@ def _add_marked(fig, points, labels, hover, rows, name, marker, offsets, three_d
         return
     fig.add_trace(dict(type=marks_type(fig), x=points[:, 0], y=points[:, 1], mode="markers", marker=marker, **style))
     for (x, y), label, (ax, ay) in zip(points, labels, offsets):
+        if not label:         # a point on the same spot as one already named (labels.merged_coincident)
+            continue
         fig.add_annotation(x=x, y=y, text=label, showarrow=True, arrowhead=0, arrowwidth=1, ax=ax, ay=ay,
                            bgcolor="rgba(255,255,255,0.88)", bordercolor=_outline(marker), borderpad=2,
                            font=dict(size=14, color="#111"))

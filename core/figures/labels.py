@@ -78,6 +78,29 @@ def leader_crossings(points_px: np.ndarray, offsets, texts, font_px: float = PLA
                for j, box in enumerate(boxes) if i != j)
 
 
+COINCIDENT_PX = 3            # points closer than this at the narrowest plot are one place: one label
+
+
+def merged_coincident(points_px: np.ndarray, texts, first=()) -> list[str]:
+    """points_px (n, 2), texts (n,) -> texts with each group of points that lie on one spot named once,
+    by its member that comes first (the indices in `first`, then in order): "[unused0] +7 here", the
+    others "" (no label). Eight identical rows (unused tokens never trained) stacked eight labels over
+    one point, each hiding the one below."""
+    points_px = np.asarray(points_px, dtype=np.float64).reshape(-1, 2)
+    merged, taken = [str(t) for t in texts], np.zeros(len(points_px), dtype=bool)
+    order = list(dict.fromkeys([*first, *range(len(points_px))]))
+    for lead in order:
+        if taken[lead]:
+            continue
+        near = np.flatnonzero((np.abs(points_px - points_px[lead]).max(axis=1) < COINCIDENT_PX) & ~taken)
+        taken[near] = True
+        for other in near[near != lead]:
+            merged[other] = ""
+        if len(near) > 1:
+            merged[lead] = f"{merged[lead]} +{len(near) - 1} here"
+    return merged
+
+
 def place_labels(points_px: np.ndarray, texts, font_px: float = PLACED_FONT_PX, prefer=-1,
                  area: tuple[float, float] | None = None) -> list[tuple[int, int]]:
     """Pixel offsets (ax, ay) of each label's centre from its point (plotly's annotation ax/ay),

@@ -10,47 +10,49 @@ import numpy as np
 from core.lessons import view_questions as vq
 from core.lessons.questions import Reveal
 from core.lessons.tour_steps import Tour, TourStep, _view
+from core.models.layer_names import lens_row_name, stream_said
 
 WORD_SET = "bank"
 ABLATED = 5                 # heads switched off in the tour's question (the page's default)
 
 
 def separates_better_late(name: str, word_set: str) -> vq.Answer:
-    """Do the word's senses separate better at the last layer than in the embeddings (layer 0)?"""
+    """Do the word's senses separate better after the last layer than in the embeddings (emb)?"""
     def answer(views) -> Reveal:
         result = views.contextuality(name, word_set)
         first, last = float(result.separation[0]), float(result.separation[-1])
         best = int(np.nanargmax(result.separation))
         return Reveal(vq.YES if last > first else vq.NO, None,
-                      f"Nearest-centroid accuracy of the senses: {first:.0%} at layer 0, {last:.0%} at the last "
-                      f"layer {result.layers - 1}; best {float(result.separation[best]):.0%} at layer {best}.",
-                      "Layer 0 is (nearly) one vector per id, whatever the sentence; the layers mix in the other "
+                      f"Nearest-centroid accuracy of the senses: {first:.0%} in the embeddings (emb), {last:.0%} after "
+                      f"the last layer ({lens_row_name(result.layers - 1)}); best "
+                      f"{float(result.separation[best]):.0%} {stream_said(best)}.",
+                      "The embeddings are (nearly) one vector per id, whatever the sentence; the layers mix in the other "
                       "words, so the vectors of one sense move together and away from the other's.")
     return answer
 
 
 def self_similarity_falls(name: str, word_set: str) -> vq.Answer:
-    """Is the word's self-similarity (minus the baseline) lower at the last layer than at layer 0?"""
+    """Is the word's self-similarity (minus the baseline) lower after the last layer than in the embeddings?"""
     def answer(views) -> Reveal:
         result = views.contextuality(name, word_set)
         adjusted = result.self_similarity - result.baseline_cosine                       # (L+1,)
         right = vq.YES if adjusted[-1] < adjusted[0] else vq.NO
         return Reveal(right, None,
-                      f"Self-similarity minus the baseline: {float(adjusted[0]):.3f} at layer 0, "
-                      f"{float(adjusted[-1]):.3f} at layer {result.layers - 1}.",
+                      f"Self-similarity minus the baseline: {float(adjusted[0]):.3f} in the embeddings (emb), "
+                      f"{float(adjusted[-1]):.3f} after the last layer ({lens_row_name(result.layers - 1)}).",
                       "As Ethayarajh found, the upper layers' vectors of one word differ more between its "
                       "sentences than the lower layers' do: they are more contextual.")
     return answer
 
 
 def static_share_falls(name: str, word_set: str) -> vq.Answer:
-    """Does the share of the word's vectors one static vector explains (MEV) fall from layer 0 to the last?"""
+    """Does the share of the word's vectors one static vector explains (MEV) fall from the embeddings to the last layer?"""
     def answer(views) -> Reveal:
         result = views.contextuality(name, word_set)
         mev = np.asarray(result.mev)                                                       # (L+1,)
         right = vq.YES if mev[-1] < mev[0] else vq.NO
-        return Reveal(right, None, f"Maximum explainable variance: {float(mev[0]):.3f} at layer 0, "
-                      f"{float(mev[-1]):.3f} at layer {result.layers - 1}.",
+        return Reveal(right, None, f"Maximum explainable variance: {float(mev[0]):.3f} in the embeddings (emb), "
+                      f"{float(mev[-1]):.3f} after the last layer ({lens_row_name(result.layers - 1)}).",
                       "A single static vector stands in well for the word's uses where the vectors barely "
                       "depend on the sentence; the more the layers mix in context, the less one vector explains.")
     return answer
@@ -87,18 +89,18 @@ def top_heads_matter(name: str) -> vq.Answer:
 
 TOUR = Tour("Context & position · contextual vectors, positions and heads that copy", (
     TourStep("context", "One row, many uses",
-             "The word *bank* in eight sentences, four by a river and four about money. At layer 0 each "
-             "use starts from the same embedding row; read the lines of *self-similarity* and of how well "
+             "The word *bank* in eight sentences, four by a river and four about money. In the embeddings "
+             "(*emb*, before the first layer L0) each use starts from the same row; read the lines of *self-similarity* and of how well "
              "the senses separate, then move the layer slider of the map.",
              {"keep_ctx_model": "minilm", "keep_ctx_set": WORD_SET},
-             questions=(_view("ctx_separates", "minilm", "Do the two senses of bank separate better at the last "
-                              "layer than at layer 0?", separates_better_late("minilm", WORD_SET),
+             questions=(_view("ctx_separates", "minilm", "Do the two senses of bank separate better after the last "
+                              "layer than in the embeddings (emb)?", separates_better_late("minilm", WORD_SET),
                               choices=(vq.YES, vq.NO), holds_back=("ctx_separation",)),
                         _view("ctx_self_similarity", "minilm", "Is bank's self-similarity (minus the baseline) "
-                              "lower at the last layer than at layer 0?", self_similarity_falls("minilm", WORD_SET),
+                              "lower after the last layer than in the embeddings (emb)?", self_similarity_falls("minilm", WORD_SET),
                               choices=(vq.YES, vq.NO)),
                         _view("ctx_static_share", "minilm", "Does the share of bank's variance one static vector "
-                              "explains (MEV) fall from layer 0 to the last layer?",
+                              "explains (MEV) fall from the embeddings (emb) to after the last layer?",
                               static_share_falls("minilm", WORD_SET), choices=(vq.YES, vq.NO)))),
     TourStep("context", "Where position enters",
              "MiniLM learns a table of 512 position rows (the first 128 are drawn) and adds one to each token's row; the seeds' formula "

@@ -7,7 +7,7 @@ from helpers import assert_clean, open_page, texts
 from rehearsal import SUBMIT, follow
 
 from core.lessons import questions as q
-from ui.lessons.asking import HELD_BACK
+from ui.lessons.asking import ABOVE, HELD_BACK, LATER
 
 PERMUTED = "the rows of O are permuted the same way ✅"
 
@@ -43,3 +43,20 @@ def test_id_gap_table_waits_for_the_id_question():
     follow(at).run()
     assert_clean(at)
     assert len(_id_gap_tables(at)) == 1
+
+
+def test_a_later_steps_answer_waits_on_an_earlier_step():
+    """On step 1 of seed 004 a learner who opens Geometry early, on step 2's tokens, finds the id gaps
+    step 2 will ask for held too (the table was made by anyone who looked before): the caption names
+    the step that asks. Once step 1's question and step 2's are answered, nothing waits."""
+    at = open_page("geometry", tour="seed004", tstep="0")
+    at.session_state["keep_geo_tokens"] = "cat dog is"
+    at.run()
+    assert_clean(at)
+    assert _id_gap_tables(at) == []
+    later = HELD_BACK.format(prompt="By id, which is nearer to cat?").replace(ABOVE, LATER.format(step=2))
+    assert later in texts(at.caption), texts(at.caption)
+    at.session_state["tour_answers"] = {("seed004", "id_gap_cat"): "is"}
+    at.run()
+    assert len(_id_gap_tables(at)) == 1
+    assert not any("Held back" in caption for caption in texts(at.caption))

@@ -14,12 +14,15 @@ def test_bank_on_minilm_shows_measures_map_and_best_layer():
     separation = plotly_array(figure(at, 1)["data"][0]["y"])
     best = int(np.nanargmax(separation))
     tied = np.flatnonzero(separation == separation[best])          # every layer as good is named
-    said = f"layer {best}**" if len(tied) == 1 else f"layers {tied[0]}–{tied[-1]}**"
+    name = lambda i: "emb" if i == 0 else f"L{i - 1}"      # noqa: E731 (streams named as on every page)
+    said = ((f"after {name(best)}**" if best else "in the embeddings (emb)**") if len(tied) == 1
+            else f"at {name(tied[0])}–{name(tied[-1])}**")
     assert any(said in m for m in texts(at.markdown)), said
-    assert at.slider(key="ctx_layer").value == best
-    at.slider(key="ctx_layer").set_value(0).run()
+    assert list(figure(at, 1)["data"][0]["x"])[:3] == ["emb", "L0", "L1"]
+    assert at.select_slider(key="ctx_layer").value == best
+    at.select_slider(key="ctx_layer").set_value(0).run()
     assert_clean(at)
-    assert "layer 0" in figure(at, 2)["layout"]["title"]["text"].replace("<br>", " ")
+    assert "'bank' in the embeddings (emb)" in figure(at, 2)["layout"]["title"]["text"].replace("<br>", " ")
 
 
 def test_own_sentences_missing_the_word_give_a_message_not_a_traceback():

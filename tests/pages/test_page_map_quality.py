@@ -24,6 +24,7 @@ def test_hubness_of_a_small_table_without_a_button():
     counts = hubness.hubness(hubness.exact_neighbour_lists(table.weight, 5), 5).counts
     shown = [m.value for m in at.metric if m.label.startswith("Skewness")]
     assert shown == ["undefined"] and np.isnan(stats.skew(counts))     # 6 rows, k = 5: every N_5 is 5
+    assert any("This table has 6 rows" in i and "no hubs to find" in i for i in texts(at.info)), texts(at.info)
     hubs = frame_with(at, "N₅")
     assert hubs["N₅"].tolist() == sorted(counts.tolist(), reverse=True)
     assert any("by CSLS" in d.value.columns for d in at.dataframe)
@@ -48,6 +49,7 @@ def test_glove_hubness_over_every_row_with_a_stated_recall_behind_a_button():
     assert 10 in shares and 0.6 <= shares[10] <= 1.0, said      # the partitioned search keeps most true neighbours
     skew = next(m.value for m in at.metric if m.label.startswith("Skewness"))
     assert float(skew) > 0                                          # GloVe's cosine neighbours have hubs
+    assert not any("no hubs to find" in i for i in texts(at.info))
 
 
 def brute_kept(weight: np.ndarray, points: np.ndarray, coords: np.ndarray, candidates: np.ndarray, k: int) -> np.ndarray:

@@ -98,9 +98,11 @@ def test_own_sentences_are_bounded_and_checked():
 
 
 def test_tied_best_layers_are_all_named():
-    """Layers 2-6 all at 100 %: "best at layer 2" read as if layer 2 stood out."""
+    """Streams 2-6 all at 100 %: "best after L1" read as if it stood out. Streams are named as every page
+    names layers: emb (the embeddings), then L0 after the first layer."""
     from ui.context.contextual import _layers_said
 
-    assert _layers_said(np.array([0.75, 0.88, 1, 1, 1, 1, 1]), 2) == "layers 2–6"
-    assert _layers_said(np.array([0.75, 1, 0.5, 1]), 1) == "layers 1 and 3"
-    assert _layers_said(np.array([0.75, 0.9, 1.0]), 2) == "layer 2"
+    assert _layers_said(np.array([0.75, 0.88, 1, 1, 1, 1, 1]), 2) == "at L1–L5"
+    assert _layers_said(np.array([1, 0.75, 0.5, 1]), 0) == "at emb and L2"
+    assert _layers_said(np.array([0.75, 0.9, 1.0]), 2) == "after L1"
+    assert _layers_said(np.array([0.9, 0.8, 0.7]), 0) == "in the embeddings (emb)"

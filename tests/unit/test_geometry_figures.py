@@ -138,3 +138,21 @@ def test_the_searched_tokens_plane_is_a_square_holding_every_point_even_a_flat_o
                                 [SearchedPoint(np.array([0.1, 0.0]), 1, 1.03, "dog", "'dog' · id 1")], "Where cat sits")
     x_range, y_range = list(fig.layout.xaxis.range), list(fig.layout.yaxis.range)
     assert np.isclose(x_range[1] - x_range[0], y_range[1] - y_range[0]) and y_range[0] < 0 < y_range[1]
+
+
+def test_points_on_one_spot_get_one_label_that_counts_them():
+    """Eight never-trained rows share one spot on the hidden tour's map: eight labels stacked there,
+    each hiding the one below. One is named, with how many share the spot; a searched token keeps its name."""
+    from core.figures.geometry import pca_scatter
+
+    coords = np.zeros((10, 2))
+    coords[5:] = np.random.default_rng(0).standard_normal((5, 2)) * 5
+    tokens = [f"t{i}" for i in range(10)]
+    fig = pca_scatter(coords, tokens, list(range(10)), "map", labelled=[0, 1, 2, 6, 7])
+    named = sorted(a.text for a in fig.layout.annotations)
+    assert named == ["t0 +2 here", "t6", "t7"], named
+    fig = pca_scatter(coords, tokens, list(range(10)), "map", labelled=[0, 1, 2, 6], highlighted=[3])
+    named = sorted(a.text for a in fig.layout.annotations)
+    assert named == ["t3 +3 here", "t6"], named
+    # the marks keep every point (hover names each one)
+    assert sum(len(trace.x) for trace in fig.data if trace.name in ("chosen", "searched")) == 5

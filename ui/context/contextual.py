@@ -12,6 +12,7 @@ from core.context.passes import batched_hidden_states
 from core.context.sentence_sets import BUILTIN_SETS
 from core.figures.context import contextuality_lines, sense_map, separation_line
 from core.limits import MAX_CONTEXT_SENTENCE_CHARS, MAX_CONTEXT_SENTENCES
+from core.models.layer_names import lens_row_name, stream_said
 from ui import cached, render, state
 from ui.context.induction import shared_results
 from ui.lessons import asking
@@ -94,13 +95,15 @@ def best_layer(result: cx.Contextuality) -> int | None:
 
 
 def _layers_said(separation: np.ndarray, best: int) -> str:
-    """'layer 2', or every layer tied with it: 'layers 2–6' (a run), 'layers 1, 3 and 5'."""
+    """Where the senses separate best, streams named as every page names them (emb, then after L0 …):
+    'after L1', or every stream tied with it: 'at L1–L5' (a run), 'at emb, L1 and L3'."""
     tied = [int(i) for i in np.flatnonzero(separation == separation[best])]
     if len(tied) == 1:
-        return f"layer {best}"
+        return stream_said(best)
+    names = [lens_row_name(i) for i in tied]
     if tied == list(range(tied[0], tied[-1] + 1)):
-        return f"layers {tied[0]}–{tied[-1]}"
-    return "layers " + ", ".join(map(str, tied[:-1])) + f" and {tied[-1]}"
+        return f"at {names[0]}–{names[-1]}"
+    return "at " + ", ".join(names[:-1]) + f" and {names[-1]}"
 
 
 def show_contextuality() -> str:
@@ -141,11 +144,11 @@ def show_contextuality() -> str:
         asking.say("ctx_separation", lambda: st.markdown(
             f"The senses separate best at **{_layers_said(result.separation, best)}** "
             f"({result.separation[best]:.0%} of sentences nearest their own sense)."))
-    layer = state.kept_widget(st.slider, "Layer of the map", "ctx_layer", best or 0, query="clayer",
-                              parse=state.parse_int_in(0, result.layers - 1), min_value=0,
-                              max_value=result.layers - 1)
+    layer = state.kept_widget(st.select_slider, "Layer of the map (emb: the embeddings; L0 …: after that layer)",
+                              "ctx_layer", best or 0, query="clayer", parse=state.parse_int_in(0, result.layers - 1),
+                              options=list(range(result.layers)), format_func=lens_row_name)
     coords, ratio = cx.pca_2d(result.word_vectors[layer])
     render.show_figure(sense_map(coords, senses, sentences,
-                                 f"{word!r} at layer {layer}: PCA of its {len(sentences)} vectors "
+                                 f"{word!r} {stream_said(layer)}: PCA of its {len(sentences)} vectors "
                                  f"({ratio.sum():.0%} of their variance)"), key="ctx_map")
     return model_name

@@ -18,28 +18,50 @@ from core.lessons.tours import TOURS
 TOUR, TOUR_STEP, ANSWERS = "keep_tour", "keep_tour_step", "tour_answers"
 
 HELD_BACK = "Held back until you answer the tour's question above: {prompt}"
+# a later step's question: its page may already show the answer (made by the teacher's rehearsal, another student)
+ABOVE, LATER = "until you answer the tour's question above", "until step {step} of the tour asks"
 
 
-def pending(topic: str) -> str | None:
-    """The prompt of the open step's unanswered question that `topic`'s sentence would answer, else None."""
+def _holding(topic: str) -> tuple[str, int | None] | None:
+    """(prompt, None) of the open step's unanswered question that `topic`'s sentence would answer; else
+    (prompt, step number) of a later step's, unless the open step's own questions speak for `topic`
+    (an answered question of this step shows its sentence, whatever a later step asks of another view);
+    else None."""
     name = st.session_state.get(TOUR, "")
     if name not in TOURS:
         return None
-    index = min(int(st.session_state.get(TOUR_STEP, 0)), len(TOURS[name].steps) - 1)
+    steps = TOURS[name].steps
+    index = min(int(st.session_state.get(TOUR_STEP, 0)), len(steps) - 1)
     answered = st.session_state.get(ANSWERS, {})
-    for question in TOURS[name].steps[index].questions:
-        if topic in question.holds_back and answered.get((name, question.key)) is None:
-            return question.prompt
+    for number, step in enumerate(steps[index:], start=index + 1):
+        speaks = [question for question in step.questions if topic in question.holds_back]
+        for question in speaks:
+            if answered.get((name, question.key)) is None:
+                return question.prompt, (None if number == index + 1 else number)
+        if speaks and number == index + 1:
+            return None
     return None
+
+
+def pending(topic: str) -> str | None:
+    """The prompt of the unanswered tour question (this step's, or a later one's) that `topic`'s sentence
+    would answer, else None."""
+    holding = _holding(topic)
+    return None if holding is None else holding[0]
+
+
+def _said(template: str, topic: str) -> str:
+    prompt, step = _holding(topic)
+    text = template.format(prompt=prompt)
+    return text if step is None else text.replace(ABOVE, LATER.format(step=step))
 
 
 def say(topic: str, draw: Callable[[], object]) -> None:
     """Draw the sentence (`draw()`), or, while a question it would answer is pending, say where it went."""
-    prompt = pending(topic)
-    if prompt is None:
+    if _holding(topic) is None:
         draw()
     else:
-        st.caption(HELD_BACK.format(prompt=prompt))
+        st.caption(_said(HELD_BACK, topic))
 
 
 def held_frame(topics: tuple[str, ...], frame, keep: tuple[str, ...] = ("token", "id"), marks: tuple[str, ...] = (" (input)",),
@@ -49,8 +71,8 @@ def held_frame(topics: tuple[str, ...], frame, keep: tuple[str, ...] = ("token",
     off their cells, and a caption saying what waits (`said`: HELD_COLUMNS unless the table's order has
     another name). The order stays: a learner who looks can still read the answer off by counting, but the
     page does not state it."""
-    prompt = next((p for p in map(pending, topics) if p is not None), None)
-    if prompt is None:
+    topic = next((t for t in topics if _holding(t) is not None), None)
+    if topic is None:
         return frame
     shown = frame[[column for column in keep if column in frame.columns]].copy()
     def unmarked(cell):
@@ -59,7 +81,7 @@ def held_frame(topics: tuple[str, ...], frame, keep: tuple[str, ...] = ("token",
         return cell
     for column in shown.columns:
         shown[column] = shown[column].map(unmarked)
-    st.caption((said or HELD_COLUMNS).format(prompt=prompt))
+    st.caption(_said(said or HELD_COLUMNS, topic))
     return shown
 
 

@@ -16,6 +16,7 @@ from ui.server import jobs
 from core.text import neighbour_count_name
 
 SECONDS_PER_GIGA_PRODUCT = 0.03      # rough: 2 busy cores, products and top-k of one block
+HUBS_NEED_ROWS = 100                 # below this, k-nearest lists (k up to 50) hold most rows: no hub can stand out
 
 
 @st.cache_resource
@@ -111,6 +112,10 @@ def hubness_section(table, searched: list[int]) -> None:
     if table.vocab_size < 3:
         st.info("Hubness needs at least three rows.")
         return
+    if table.vocab_size < HUBS_NEED_ROWS:
+        st.info(f"This table has {table.vocab_size:,} rows: a list of the k nearest holds most of the other rows, so "
+                "every row is on nearly every list and there are no hubs to find. Hubs appear in tables of thousands "
+                "of rows: choose MiniLM, SmolLM2 or GloVe in the sidebar.")
     lists = lists_of(table, "geo_hub_button")
     st.caption(f"Measured on {search_sentence(table, lists)}.")
     if lists is None:
