@@ -142,6 +142,15 @@ def _points(coords, hover, three_d, marker, name, customdata: list[int]) -> dict
     return trace
 
 
+ARROW_HEAD = 1.4          # plotly's arrowsize: its head is ~3.2 × arrowwidth × arrowsize px long (~11 px here)
+
+
+def head_size(length_px: float) -> float:
+    """An arrow's head for its length (px at the narrowest plot): at most a third of the arrow, which a
+    short arrow's full head (~12 px) was not."""
+    return float(np.clip(length_px / 30.0, 0.3, ARROW_HEAD))
+
+
 def arrows_figure(vectors: np.ndarray, labels, title: str, axis_titles=("x", "y"),
                   highlighted: int | None = None) -> go.Figure:
     """vectors (n, 2) -> arrows from the origin, equal axis scales so angles look right, ranges fitted
@@ -154,9 +163,15 @@ def arrows_figure(vectors: np.ndarray, labels, title: str, axis_titles=("x", "y"
     labels = [f"★ {label}" if i == highlighted else str(label) for i, label in enumerate(labels)]
     if highlighted is not None and 0 <= highlighted < len(colours):
         colours[highlighted] = SEARCHED_COLOUR
+    x_range = padded_range(vectors[:, 0] if vectors.size else [], 0.3, include=(0.0,))
+    y_range = padded_range(vectors[:, 1] if vectors.size else [], 0.2, include=(0.0,))
+    x_range, y_range = at_least_aspect(x_range, y_range, ARROWS_LEAST_ASPECT)
+    area = scatter_plot_area(x_range, y_range, ARROWS_HEIGHT - 10, equal_aspect=True)
+    tips = to_pixels(vectors, x_range, y_range, area) if vectors.size else np.zeros((0, 2))
+    lengths = np.linalg.norm(tips - to_pixels(np.zeros((1, 2)), x_range, y_range, area), axis=1)
     for i, (vector, label, colour) in enumerate(zip(vectors, labels, colours)):
         fig.add_annotation(x=vector[0], y=vector[1], ax=0, ay=0, xref="x", yref="y",
-                           axref="x", ayref="y", showarrow=True, arrowhead=3, arrowsize=1.4,
+                           axref="x", ayref="y", showarrow=True, arrowhead=3, arrowsize=head_size(lengths[i]),
                            arrowwidth=4.5 if i == highlighted else 2.5, arrowcolor=colour, text="")
         # the coordinates go in the legend: short tip labels collide less when vectors are near-parallel
         fig.add_trace(go.Scatter(x=[vector[0]], y=[vector[1]], mode="markers", marker=dict(color=colour, size=6),
@@ -165,11 +180,6 @@ def arrows_figure(vectors: np.ndarray, labels, title: str, axis_titles=("x", "y"
                                  hovertemplate="%{customdata}: (%{x:.3f}, %{y:.3f})<extra></extra>"))
     # equal scales (angles are the point here), on ranges that fit the arrows and the origin: the plot
     # narrows instead of the range widening (h = (2, 1), w = (3, −1) sat on a −15..15 axis)
-    x_range = padded_range(vectors[:, 0] if vectors.size else [], 0.3, include=(0.0,))
-    y_range = padded_range(vectors[:, 1] if vectors.size else [], 0.2, include=(0.0,))
-    x_range, y_range = at_least_aspect(x_range, y_range, ARROWS_LEAST_ASPECT)
-    area = scatter_plot_area(x_range, y_range, ARROWS_HEIGHT - 10, equal_aspect=True)
-    tips = to_pixels(vectors, x_range, y_range, area) if vectors.size else np.zeros((0, 2))
     # tip labels placed apart: near-parallel vectors (GloVe's cat and dog) printed theirs over each other
     offsets = place_labels(tips, labels, area=area, prefer=outward(vectors))
     for vector, label, colour, (dx, dy) in zip(vectors, labels, colours, offsets):

@@ -156,3 +156,12 @@ def test_points_on_one_spot_get_one_label_that_counts_them():
     assert named == ["t3 +3 here", "t6"], named
     # the marks keep every point (hover names each one)
     assert sum(len(trace.x) for trace in fig.data if trace.name in ("chosen", "searched")) == 5
+
+
+def test_a_short_arrows_head_stays_smaller_than_the_arrow():
+    """Seed 003's arrows beside a near-zero one: the full head (~11 px) was longer than a short arrow."""
+    from core.figures.geometry import ARROW_HEAD, arrows_figure
+
+    fig = arrows_figure(np.array([[2.0, 1.0], [3.0, -1.0], [0.05, 0.02]]), ["h", "w", "tiny"], "arrows")
+    sizes = [a.arrowsize for a in fig.layout.annotations if a.showarrow]
+    assert sizes[:2] == [ARROW_HEAD, ARROW_HEAD] and sizes[2] < ARROW_HEAD / 2, sizes
