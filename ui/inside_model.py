@@ -130,8 +130,9 @@ def show_ablation(model, run) -> None:
         delta_color="inverse", help="The text's loss: the mean −ln p of each real next token, untouched → with "
                                     "the heads off."))
     labels = [f"{t}: {model.table.tokens[ids[t]]} → {model.table.tokens[ids[t + 1]]}" for t in range(len(ids) - 1)]
-    render.show_figure(made(ablation_bars, labels, base.next_probs, ablated.next_probs,
-                                     f"p(real next token) at each position, {which} off"), key="models_ablation")
+    if not asking.for_later("ablation_loss"):      # the bars show the rise a later tour step asks about
+        render.show_figure(made(ablation_bars, labels, base.next_probs, ablated.next_probs,
+                                f"p(real next token) at each position, {which} off"), key="models_ablation")
     show_importance(model, ids)
 
 

@@ -103,6 +103,22 @@ def test_lens_and_ablation_on_a_causal_model():
     assert any("layer 0, head 3 off" in m.label for m in at.metric)
 
 
+def test_a_later_steps_ablation_waits_with_its_bars():
+    """Inside SmolLM2, step 1 (the lens): its page also switches layer 0's heads off; step 2 asks whether the
+    loss rises. The loss and the bars that show it wait, said, until step 2's question is answered."""
+    at = open_page("models", tour="inside", tstep="0")
+    assert_clean(at)
+    titles = lambda: [figure(at, i)["layout"]["title"]["text"].replace("<br>", " ")  # noqa: E731
+                      for i in range(len(at.get("plotly_chart")))]
+    assert not any(m.label.startswith("Loss, ") for m in at.metric)
+    assert not any("every head off" in t for t in titles()), titles()
+    assert any("until step 2 of the tour asks: With every head of layer 0 off" in c for c in texts(at.caption))
+    at.session_state["tour_answers"] = {("inside", "ablate_layer0"): "rises"}
+    at.run()
+    assert any(m.label.startswith("Loss, ") for m in at.metric)
+    assert any("every head off" in t for t in titles())
+
+
 def test_ranking_every_head_shows_a_grid_once_computed():
     at = open_page("models", table="smollm2", text="A short text to rank")
     at.button(key="models_rank_heads").click().run()

@@ -126,3 +126,20 @@ def test_the_figure_keeps_tokens_out_of_templates_and_marks_both_levels():
     assert list(zip(large.x, large.y)) == [("1: b", "L0 in"), (f"0: {evil}", "L1 in")]
     assert list(zip(massive.x, massive.y)) == [(f"0: {evil}", "L1 in")]
     np.testing.assert_allclose(fig.data[0].z, np.log10(np.maximum(ratios, 1.0)))
+
+
+def test_the_colour_bar_lies_under_the_grid_leaving_a_phone_its_width():
+    """Standing at the right the colour bar took ~100 px of a phone's ~360: the grid had ~150 px and the
+    sink-share panel ~40. Lying under the column labels, it takes none of the width."""
+    from core.figures.models.why import massive_grid
+
+    ratios = np.full((30, 12), 5.0)
+    columns = [f"{t}: token" for t in range(12)]
+    fig = massive_grid(ratios, ratios, np.full(30, 0.5), columns, [f"L{l} in" for l in range(30)],
+                       (ratios >= 100, ratios >= 1000), "t")
+    bar = fig.data[0].colorbar
+    plot_px = fig.layout.height - fig.layout.margin.t - fig.layout.margin.b
+    assert bar.orientation == "h" and bar.yanchor == "top"
+    # its top under the slanted column labels (150 px below the plot), its ticks inside the figure
+    assert bar.y * plot_px <= -150 and fig.layout.margin.b >= 150 + 50
+    assert fig.layout.margin.r <= 30 and fig.layout.xaxis2.domain[1] - fig.layout.xaxis2.domain[0] >= 0.2

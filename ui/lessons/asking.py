@@ -50,6 +50,13 @@ def pending(topic: str) -> str | None:
     return None if holding is None else holding[0]
 
 
+def for_later(topic: str) -> bool:
+    """Whether `topic` is held for a later step's question: then what only illustrates it (a figure the open
+    step does not ask about) waits too."""
+    holding = _holding(topic)
+    return holding is not None and holding[1] is not None
+
+
 def _said(template: str, topic: str) -> str:
     prompt, step = _holding(topic)
     text = template.format(prompt=prompt)

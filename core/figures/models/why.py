@@ -92,6 +92,9 @@ def probability_pairs(positions: list[str], before: np.ndarray, after: np.ndarra
     return fig
 
 
+COLOUR_BAR_BELOW_PX = 60       # a lying colour bar, its title and ticks, under the column labels
+
+
 def massive_grid(ratios: np.ndarray, largest: np.ndarray, sink: np.ndarray, columns: list[str],
                  row_names: list[str], marks: tuple[np.ndarray, np.ndarray], title: str) -> go.Figure:
     """(L, T) ratio of the largest |value| to the median, coloured on a log scale, the largest
@@ -102,14 +105,17 @@ def massive_grid(ratios: np.ndarray, largest: np.ndarray, sink: np.ndarray, colu
     ratios = np.asarray(ratios, dtype=np.float64)
     rows, cols = ratios.shape
     texts = [[format_number(v, 0) for v in row] for row in np.asarray(largest, dtype=np.float64)]
-    style = cell_style(rows, cols, texts, width_share=0.8, font_px=10)
-    fig = make_subplots(rows=1, cols=2, shared_yaxes=True, column_widths=[0.8, 0.2], horizontal_spacing=0.02)
+    style = cell_style(rows, cols, texts, width_share=0.75, font_px=10)
+    fig = make_subplots(rows=1, cols=2, shared_yaxes=True, column_widths=[0.75, 0.25], horizontal_spacing=0.03)
     fig.add_trace(go.Heatmap(
         z=np.log10(np.maximum(ratios, 1.0)), x=list(columns), y=list(row_names), customdata=np.asarray(largest),
         text=texts, texttemplate="%{text}" if style.numbers else None, textfont=dict(size=10),
         colorscale="Blues", zmin=0, zmax=max(3.0, float(np.log10(np.maximum(ratios, 1.0)).max())),
-        colorbar=dict(title="max ÷ median", thickness=12, tickvals=[0, 1, 2, 3, 4],
-                      ticktext=["1×", "10×", "100×", "1,000×", "10,000×"], x=1.01),
+        # the colour bar lies under the figure: standing at the right it took ~100 px of a phone's 360,
+        # leaving the grid ~150 px and the sink-share panel ~40 px
+        colorbar=dict(orientation="h", thickness=10, len=0.7, x=0.0, xanchor="left", yanchor="top", ypad=0,
+                      tickvals=[0, 1, 2, 3, 4], ticktext=["1×", "10×", "100×", "1k×", "10k×"],
+                      title=dict(text="max ÷ median", side="top")),
         xgap=style.xgap, ygap=style.ygap,
         hovertemplate="%{y}, %{x}: max |value| %{customdata:.1f}<extra></extra>"), row=1, col=1)
     for marked, symbol, name in ((marks[0], "square-open", "≥ 100× the median"),
@@ -126,7 +132,12 @@ def massive_grid(ratios: np.ndarray, largest: np.ndarray, sink: np.ndarray, colu
     slanted = max(map(len, columns), default=0) > 4
     fig.update_xaxes(type="category", tickangle=-45 if slanted else 0, row=1, col=1)
     fig.update_xaxes(range=[0, 1], title="sink share", row=1, col=2)
-    fig = base_layout(fig, title, height=max(420, 22 * rows + 260))
-    fig.update_layout(margin=dict(t=top_margin(fig, 90), b=150 if slanted else 40, r=110),
+    height, labels_px = max(420, 22 * rows + 260) + COLOUR_BAR_BELOW_PX, 150 if slanted else 40
+    fig = base_layout(fig, title, height=height)
+    top = top_margin(fig, 90)
+    fig.update_layout(margin=dict(t=top, b=labels_px + COLOUR_BAR_BELOW_PX, r=20),
                       legend=legend_above_plot(x=0, xanchor="left"))
+    # under the column labels, in the plot's own fractions (a colour bar has no pixel position)
+    plot_px = fig.layout.height - top - labels_px - COLOUR_BAR_BELOW_PX
+    fig.data[0].colorbar.update(y=-labels_px / plot_px, title_side="top")
     return fig
