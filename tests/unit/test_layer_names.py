@@ -17,3 +17,19 @@ def test_the_lens_figures_use_those_names():
 
     fig = next_token_by_layer(np.linspace(0, 1, 4), np.array([90, 9, 3, 1]), "p and rank")
     assert list(fig.data[0].x) == ["emb", "L0", "L1", "L2"]
+
+
+def test_every_stream_is_named_as_the_lens_names_it():
+    """The Context page and Model attention's static-vs-contextual chart counted the embedding output as
+    "layer 0" while the lens called it emb and the first layer L0."""
+    from types import SimpleNamespace
+
+    from core.figures.context import contextuality_lines, separation_line
+    from core.models.layer_names import stream_names, stream_said
+
+    assert stream_names(3) == ["emb", "L0", "L1"]
+    assert stream_said(0) == "in the embeddings (emb)" and stream_said(3) == "after L2"
+    result = SimpleNamespace(layers=3, self_similarity=np.ones(3), intra_similarity=np.ones(3), mev=np.ones(3),
+                             baseline_cosine=np.zeros(3), baseline_mev=np.zeros(3))
+    assert list(contextuality_lines(result, "t").data[0].x) == ["emb", "L0", "L1"]
+    assert list(separation_line(np.ones(3), "t").data[0].x) == ["emb", "L0", "L1"]

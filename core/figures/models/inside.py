@@ -73,6 +73,9 @@ def rank_ticks(ranks) -> list[int]:
     return [t for t in ticks if below <= t <= above]
 
 
+COLOUR_BAR_BELOW_PX = 70      # a lying colour bar, its title and ticks, under a grid
+
+
 def head_grid(scores: np.ndarray, title: str, colour_title: str, first_layer: int = 0,
               diverging: bool = False) -> go.Figure:
     """scores (L, H) -> one cell per head, its value written in it."""
@@ -83,12 +86,15 @@ def head_grid(scores: np.ndarray, title: str, colour_title: str, first_layer: in
         text=np.vectorize(lambda v: f"{v:.2f}")(scores), texttemplate="%{text}", textfont=dict(size=11),
         colorscale="RdBu_r" if diverging else "Viridis", zmid=0 if diverging else None,
         zmin=-bound if diverging else None, zmax=bound if diverging else None,
-        colorbar=dict(title=colour_title, thickness=12), **_gaps(layers, heads),
+        # lying under the grid: standing beside it the bar took a phone's room from the cells' numbers
+        colorbar=dict(title=dict(text=colour_title, side="top"), thickness=10, orientation="h", len=0.6, x=0.0,
+                      xanchor="left", y=-0.01, yanchor="top"), **_gaps(layers, heads),
         hovertemplate="%{y} %{x}: %{z:.4f}<extra></extra>"))
     fig.update_yaxes(autorange="reversed", type="category")
     fig.update_xaxes(type="category", side="top")
-    fig = base_layout(fig, title, height=max(320, 24 * layers + 160))
-    fig.update_layout(margin=dict(t=top_margin(fig, 90)))       # room for the head labels above the grid
+    fig = base_layout(fig, title, height=max(320, 24 * layers + 160) + COLOUR_BAR_BELOW_PX)
+    fig.update_layout(margin=dict(t=top_margin(fig, 90), b=COLOUR_BAR_BELOW_PX, r=10))   # head labels above the grid
+    fig.data[0].colorbar.title.side = "top"        # base_layout turns colour bar titles along a standing bar's side
     return fig
 
 
