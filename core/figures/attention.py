@@ -66,6 +66,9 @@ def head_figure(result: AttentionResult, labels: list[str], step: str) -> go.Fig
     return matrix_heatmap(matrix, step, labels, [f"{j}" for j in range(matrix.shape[1])])
 
 
+MOSAIC_BAR_BELOW_PX = 70      # a lying colour bar, its title and ticks, under the maps
+
+
 def attention_mosaic(attentions: np.ndarray, title: str, first_layer: int = 0) -> go.Figure:
     """attentions (L, H, T, T) -> one heatmap of small multiples: row = layer, column = head.
 
@@ -85,15 +88,18 @@ def attention_mosaic(attentions: np.ndarray, title: str, first_layer: int = 0) -
                                                       np.char.add(" → key ", (key % cell).astype(str))))
     fig = go.Figure(go.Heatmap(z=mosaic, zmin=0, zmax=1, colorscale="Viridis", customdata=hover,
                                hovertemplate="%{customdata}: %{z:.3f}<extra></extra>", hoverongaps=False,
-                               colorbar=dict(thickness=12, title="weight")))
+                               # lying under the maps: beside them it took ~70 px of a phone's ~360
+                               colorbar=dict(thickness=10, title=dict(text="weight", side="top"), orientation="h",
+                                             len=0.6, x=0.0, xanchor="left", y=-0.01, yanchor="top")))
     fig.update_xaxes(tickvals=[h * cell + (T - 1) / 2 for h in range(heads)],
                      ticktext=[f"H{h}" for h in range(heads)], side="top", showgrid=False)
     fig.update_yaxes(tickvals=[layer * cell + (T - 1) / 2 for layer in range(layers)],
                      ticktext=[f"L{first_layer + layer}" for layer in range(layers)], autorange="reversed",
                      showgrid=False)
     height = int(min(1600, max(360, layers * max(cell, 8) * 900 / max(heads * cell, 1))))
-    fig = base_layout(fig, title, height)
-    fig.update_layout(margin=dict(t=top_margin(fig, 90)))  # room for the head labels above the maps
+    fig = base_layout(fig, title, height + MOSAIC_BAR_BELOW_PX)
+    fig.update_layout(margin=dict(t=top_margin(fig, 90), b=MOSAIC_BAR_BELOW_PX, r=10))  # head labels above the maps
+    fig.data[0].colorbar.title.side = "top"        # base_layout turns colour bar titles along a standing bar's side
     return fig
 
 
