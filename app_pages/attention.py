@@ -64,7 +64,8 @@ def show_positions(T: int) -> np.ndarray | None:
         render.show_positions_pair(P, "attn")
         return P
     P = sinusoidal_positions(T, table.width)
-    st.latex(r"PE_{pos,2i}=\sin\!\left(pos/10000^{2i/d}\right),\quad PE_{pos,2i+1}=\cos\!\left(pos/10000^{2i/d}\right)")
+    st.latex(r"\begin{gathered}PE_{pos,2i}=\sin\!\left(pos/10000^{2i/d}\right)\\"
+             r"PE_{pos,2i+1}=\cos\!\left(pos/10000^{2i/d}\right)\end{gathered}")
     if table.width % 2:
         st.caption(f"d = {table.width} is odd: the last column is a sine with no cosine partner.")
     render.show_positions_pair(P, "attn")
@@ -122,7 +123,7 @@ def show_head(result, labels: list[str], token_labels: list[str], key: str, defa
 @state.fragment
 def show_one_head(token_ids: list[int], tokens: list[str], P) -> None:
     st.subheader("One attention head, every step")
-    st.latex(r"\begin{gathered}H=X+P,\;Q=HW_Q,\;K=HW_K,\;V_h=HW_V\\"      # short lines: one was 761 px
+    st.latex(r"\begin{gathered}H=X+P\\Q=HW_Q,\;K=HW_K,\;V_h=HW_V\\"      # short lines: one was 761 px, then 423
              r"A=\mathrm{softmax}_{row}\!\left(\tfrac{QK^\top}{\sqrt{d_k}}+M\right)\\O=AV_h\end{gathered}")
     words.define("query", "key", "causal mask", "attention head")
     c1, c2, c3 = st.columns(3)

@@ -155,7 +155,7 @@ def show_arrows(rows: list[int], searched: list[int]) -> None:
     formula_px = int(text_column_px("a·b written out", pairs["a·b written out"]))
     render.show_frame(pairs, hide_index=True, width="stretch",
                       column_config={"a·b written out": st.column_config.TextColumn(width=max(formula_px, 120))})
-    st.latex(r"\cos(a,b)=\frac{a\cdot b}{\|a\|\,\|b\|}\qquad a\cdot b=\textstyle\sum_i a_i b_i")
+    st.latex(r"\begin{gathered}\cos(a,b)=\frac{a\cdot b}{\|a\|\,\|b\|}\\a\cdot b=\textstyle\sum_i a_i b_i\end{gathered}")
     st.caption("Cosine compares directions only; the dot product also grows with both lengths. "
                "An output score h·w is one number, not a probability.")
 

@@ -94,7 +94,8 @@ def show_positions(T: int) -> None:
         st.markdown("**Rotary position embeddings (RoPE)**: no position vector is added to X. Instead each "
                     "query and key is rotated, pair of coordinates by pair, by an angle proportional to its "
                     "position, so q·k depends on the *difference* of positions.")
-        st.latex(r"q_m = R_{\Theta,m}\,W_Q x_m,\quad k_n = R_{\Theta,n}\,W_K x_n,\quad q_m^\top k_n = x_m^\top W_Q^\top R_{\Theta,n-m} W_K x_n")
+        st.latex(r"\begin{gathered}q_m = R_{\Theta,m}\,W_Q x_m,\quad k_n = R_{\Theta,n}\,W_K x_n\\"
+                 r"q_m^\top k_n = x_m^\top W_Q^\top R_{\Theta,n-m} W_K x_n\end{gathered}")
     else:
         st.markdown("This model's position mechanism is not shown here.")
 

@@ -56,3 +56,23 @@ def test_equations_and_tables_are_never_cut(browser, server, size, present):
         assert wide >= 1 or size != "390", "no equation wider than its column: the test would not see a cut one"
     finally:
         context.close()
+
+
+FITS_JS = """() => [...document.querySelectorAll('[data-testid="stMain"] .katex-display')]
+  .map(e => [e.textContent.slice(0, 40), e.scrollWidth, e.clientWidth]).filter(([, content, box]) => content > box + 1)"""
+
+
+@pytest.mark.parametrize("page", ["geometry?table=seed003", "attention?table=seed003"])
+def test_formulas_of_words_fit_a_phone_one_a_line(browser, server, page):
+    """A formula of symbols (cosine and dot product, the sinusoidal positions, attention's steps) is written
+    one equation a line: two side by side ran past a phone's column and faded out mid-formula. Only a
+    matrix of numbers (Lookup's S E = X) may be wider than a phone, and scroll."""
+    context = browser.new_context(viewport=SIZES["390"], is_mobile=True, has_touch=True)
+    try:
+        tab = context.new_page()
+        tab.goto(f"{server}/{page}")
+        wait_until_idle(tab, 1, timeout=240)
+        assert tab.evaluate(COUNT_JS) >= 1, (page, "no equation drawn")
+        assert tab.evaluate(FITS_JS) == [], page
+    finally:
+        context.close()

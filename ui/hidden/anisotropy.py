@@ -101,8 +101,9 @@ def show_anisotropy(table: EmbeddingTable) -> None:
     shown = z if standardise else raw
     r_raw, r_z = id_gap_r(table, False), id_gap_r(table, True)
     show_numbers(table, raw, z, r_raw, r_z, standardise)
-    st.latex(r"\overline{\cos}=\frac{\lVert\sum_i u_i\rVert^2-n}{n(n-1)},\qquad"
-             r"\text{dimension }k:\ \frac{(\sum_i u_{ik})^2-\sum_i u_{ik}^2}{n(n-1)},\quad u_i=\frac{x_i}{\lVert x_i\rVert}")
+    # one formula a line: side by side they were ~560 px, faded past a phone's edge
+    st.latex(r"\begin{gathered}\overline{\cos}=\frac{\lVert\sum_i u_i\rVert^2-n}{n(n-1)},\quad u_i=\frac{x_i}{\lVert x_i\rVert}\\"
+             r"\text{dimension }k:\ \frac{(\sum_i u_{ik})^2-\sum_i u_{ik}^2}{n(n-1)}\end{gathered}")
     st.caption(f"Exact over all {shown.rows:,} non-zero rows from their unit vectors (no pair is listed); the "
                "dimensions' parts add up to the mean.")
     if np.isnan(shown.mean_cosine):
