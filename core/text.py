@@ -103,6 +103,24 @@ def format_number(value: float, digits: int = 2) -> str:
     return "0" if text in ("-0", "") else minus_sign(text)
 
 
+def even_decimals(matrix, digits: int = 2) -> list[list[str]]:
+    """(R, C) -> cell texts with as many decimals as the most precise cell needs (at most `digits`), the same
+    in every cell: 0.80 beside 0.85, not 0.8 (format_number alone drops each cell's own trailing zeros, so
+    a column of numbers read unevenly). Whole-number matrices (one-hot rows, ids) keep no decimals."""
+    matrix = np.atleast_2d(np.asarray(matrix, dtype=np.float64))
+    texts = [[format_number(v, digits) for v in row] for row in matrix]
+    places = max((len(text.split(".")[1]) for row in texts for text in row if "." in text), default=0)
+    if places == 0:
+        return texts
+
+    def fixed(value: float) -> str:
+        if not np.isfinite(value):
+            return format_number(value, digits)
+        text = f"{value:.{places}f}"
+        return minus_sign(f"{0.0:.{places}f}" if float(text) == 0 else text)
+    return [[fixed(v) for v in row] for row in matrix]
+
+
 def row_digits(matrix: np.ndarray, fewest: int = 2, most: int = 4) -> int:
     """(R, C) -> the fewest decimals (fewest..most) at which rows that differ never print alike: seed 003's
     two output rows without positions differ by 5e-4 and both read 0.85 0.35 −0.15 0.55 at two decimals,

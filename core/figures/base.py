@@ -6,7 +6,7 @@ from dataclasses import dataclass
 import numpy as np
 import plotly.graph_objects as go
 
-from core.text import format_number
+from core.text import even_decimals, format_number
 
 DIVERGING = "RdBu_r"
 MASKED_COLOUR = "#94a3b8"    # cells holding −∞ (a masked score)
@@ -160,7 +160,7 @@ def matrix_heatmap(matrix: np.ndarray, title: str, row_labels=None, column_label
     bound = float(np.abs(finite).max()) if finite.size else 1.0
     bound = bound or 1.0
     shown = np.where(np.isfinite(matrix), matrix, np.nan)
-    cell_texts = [[format_number(v, digits) for v in row] for row in matrix]
+    cell_texts = even_decimals(matrix, digits)
     style = cell_style(rows, columns, cell_texts, width_share)
     annotated = style.numbers
     heatmap = go.Heatmap(
