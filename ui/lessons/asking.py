@@ -4,6 +4,10 @@ question asks for is held back until the learner has answered it (the tour bar a
 A question names the page sentences that give its answer away (Question.holds_back, e.g. "ids": the
 Lookup page's sentences listing the text's ids); the page calls `say(topic, draw)` around each such
 sentence. The figures and tables stay: they are where the learner reads the answer off.
+
+A later step's question holds its sentences too, on the earlier steps that ask nothing of that topic
+(the teacher's rehearsal or another student may have made the result already); there, a figure that only
+illustrates it may wait as well (`for_later`).
 """
 from __future__ import annotations
 
