@@ -5,7 +5,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from core.attention import AttentionResult
-from core.figures.base import base_layout, matrix_heatmap, top_margin
+from core.figures.base import base_layout, colour_bar_below, matrix_heatmap, top_margin
 
 
 def score_breakdown(result: AttentionResult, query: int, key: int) -> str:
@@ -88,9 +88,7 @@ def attention_mosaic(attentions: np.ndarray, title: str, first_layer: int = 0) -
                                                       np.char.add(" → key ", (key % cell).astype(str))))
     fig = go.Figure(go.Heatmap(z=mosaic, zmin=0, zmax=1, colorscale="Viridis", customdata=hover,
                                hovertemplate="%{customdata}: %{z:.3f}<extra></extra>", hoverongaps=False,
-                               # lying under the maps: beside them it took ~70 px of a phone's ~360
-                               colorbar=dict(thickness=10, title=dict(text="weight", side="top"), orientation="h",
-                                             len=0.6, x=0.0, xanchor="left", y=-0.01, yanchor="top")))
+                               colorbar=colour_bar_below("weight")))
     fig.update_xaxes(tickvals=[h * cell + (T - 1) / 2 for h in range(heads)],
                      ticktext=[f"H{h}" for h in range(heads)], side="top", showgrid=False)
     fig.update_yaxes(tickvals=[layer * cell + (T - 1) / 2 for layer in range(layers)],
@@ -99,7 +97,6 @@ def attention_mosaic(attentions: np.ndarray, title: str, first_layer: int = 0) -
     height = int(min(1600, max(360, layers * max(cell, 8) * 900 / max(heads * cell, 1))))
     fig = base_layout(fig, title, height + MOSAIC_BAR_BELOW_PX)
     fig.update_layout(margin=dict(t=top_margin(fig, 90), b=MOSAIC_BAR_BELOW_PX, r=10))  # head labels above the maps
-    fig.data[0].colorbar.title.side = "top"        # base_layout turns colour bar titles along a standing bar's side
     return fig
 
 

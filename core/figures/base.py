@@ -110,8 +110,15 @@ def _colour_bar_titles_beside(fig: go.Figure) -> None:
     for trace in fig.data:
         for owner in (trace, getattr(trace, "marker", None)):
             bar = getattr(owner, "colorbar", None) if owner is not None else None
-            if bar is not None and bar.title.text:
+            if bar is not None and bar.title.text and bar.orientation != "h":
                 bar.title.side = "right"
+
+
+def colour_bar_below(title: str, **extra) -> dict:
+    """A colour bar lying under its plot, its title on top: standing beside a grid it took ~70-100 px of a
+    phone's ~360 px column from the cells (the figure leaves it room with its bottom margin)."""
+    return dict(title=dict(text=title, side="top"), thickness=10, orientation="h", len=0.6, x=0.0, xanchor="left",
+                y=-0.01, yanchor="top") | extra
 
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from core.figures.base import base_layout, cell_style, top_margin
+from core.figures.base import base_layout, cell_style, colour_bar_below, top_margin
 from core.models.layer_names import lens_row_name
 
 
@@ -86,15 +86,12 @@ def head_grid(scores: np.ndarray, title: str, colour_title: str, first_layer: in
         text=np.vectorize(lambda v: f"{v:.2f}")(scores), texttemplate="%{text}", textfont=dict(size=11),
         colorscale="RdBu_r" if diverging else "Viridis", zmid=0 if diverging else None,
         zmin=-bound if diverging else None, zmax=bound if diverging else None,
-        # lying under the grid: standing beside it the bar took a phone's room from the cells' numbers
-        colorbar=dict(title=dict(text=colour_title, side="top"), thickness=10, orientation="h", len=0.6, x=0.0,
-                      xanchor="left", y=-0.01, yanchor="top"), **_gaps(layers, heads),
+        colorbar=colour_bar_below(colour_title), **_gaps(layers, heads),
         hovertemplate="%{y} %{x}: %{z:.4f}<extra></extra>"))
     fig.update_yaxes(autorange="reversed", type="category")
     fig.update_xaxes(type="category", side="top")
     fig = base_layout(fig, title, height=max(320, 24 * layers + 160) + COLOUR_BAR_BELOW_PX)
     fig.update_layout(margin=dict(t=top_margin(fig, 90), b=COLOUR_BAR_BELOW_PX, r=10))   # head labels above the grid
-    fig.data[0].colorbar.title.side = "top"        # base_layout turns colour bar titles along a standing bar's side
     return fig
 
 

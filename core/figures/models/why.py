@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from core.figures.base import DIVERGING, base_layout, cell_style, legend_above_plot, top_margin
+from core.figures.base import DIVERGING, base_layout, cell_style, colour_bar_below, legend_above_plot, top_margin
 from core.text import format_number
 
 POSITIVE, NEGATIVE = "#2563eb", "#dc2626"
@@ -111,11 +111,9 @@ def massive_grid(ratios: np.ndarray, largest: np.ndarray, sink: np.ndarray, colu
         z=np.log10(np.maximum(ratios, 1.0)), x=list(columns), y=list(row_names), customdata=np.asarray(largest),
         text=texts, texttemplate="%{text}" if style.numbers else None, textfont=dict(size=10),
         colorscale="Blues", zmin=0, zmax=max(3.0, float(np.log10(np.maximum(ratios, 1.0)).max())),
-        # the colour bar lies under the figure: standing at the right it took ~100 px of a phone's 360,
-        # leaving the grid ~150 px and the sink-share panel ~40 px
-        colorbar=dict(orientation="h", thickness=10, len=0.7, x=0.0, xanchor="left", yanchor="top", ypad=0,
-                      tickvals=[0, 1, 2, 3, 4], ticktext=["1×", "10×", "100×", "1k×", "10k×"],
-                      title=dict(text="max ÷ median", side="top")),
+        # under the column labels (its y below): at the right it left a phone's grid ~150 px, its sink share ~40
+        colorbar=colour_bar_below("max ÷ median", len=0.7, ypad=0, tickvals=[0, 1, 2, 3, 4],
+                                  ticktext=["1×", "10×", "100×", "1k×", "10k×"]),
         xgap=style.xgap, ygap=style.ygap,
         hovertemplate="%{y}, %{x}: max |value| %{customdata:.1f}<extra></extra>"), row=1, col=1)
     for marked, symbol, name in ((marks[0], "square-open", "≥ 100× the median"),
@@ -139,5 +137,5 @@ def massive_grid(ratios: np.ndarray, largest: np.ndarray, sink: np.ndarray, colu
                       legend=legend_above_plot(x=0, xanchor="left"))
     # under the column labels, in the plot's own fractions (a colour bar has no pixel position)
     plot_px = fig.layout.height - top - labels_px - COLOUR_BAR_BELOW_PX
-    fig.data[0].colorbar.update(y=-labels_px / plot_px, title_side="top")
+    fig.data[0].colorbar.y = -labels_px / plot_px
     return fig
