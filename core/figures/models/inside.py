@@ -5,7 +5,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from core.figures.base import base_layout, cell_style, colour_bar_below, top_margin
-from core.models.layer_names import lens_row_name
+from core.models.layer_names import lens_row_name, stream_names
 
 
 def lens_grid(lens, vocabulary, token_ids, title: str) -> go.Figure:
@@ -23,7 +23,7 @@ def lens_grid(lens, vocabulary, token_ids, title: str) -> go.Figure:
                     f"p {lens.target_probs[layer, t]:.3f}, rank {int(lens.target_ranks[layer, t]):,}")
             hover[layer, t] = f"{lens_row_name(layer)}, position {positions[t]}<br>top {k}: {top}{real}"
     fig = go.Figure(go.Heatmap(
-        z=lens.top_probs[:, :, 0], x=positions, y=[lens_row_name(layer) for layer in range(layers)],
+        z=lens.top_probs[:, :, 0], x=positions, y=stream_names(layers),
         text=names, texttemplate="%{text}", textfont=dict(size=11), customdata=hover,
         hovertemplate="%{customdata}<extra></extra>", colorscale="Blues", zmin=0, zmax=1,
         colorbar=dict(title="p(top-1)", thickness=12), **_gaps(layers, T)))
@@ -42,7 +42,7 @@ def _gaps(rows: int, columns: int) -> dict:
 
 def next_token_by_layer(probs: np.ndarray, ranks: np.ndarray, title: str) -> go.Figure:
     """probs, ranks (L+1,) of the real next token -> probability (left) and rank (right, log) per layer."""
-    layers = [lens_row_name(layer) for layer in range(len(probs))]
+    layers = stream_names(len(probs))
     fig = go.Figure([
         go.Scatter(x=layers, y=probs, mode="lines+markers", name="probability",
                    hovertemplate="%{x}: p = %{y:.4f}<extra></extra>"),
