@@ -254,7 +254,7 @@ def vector_bars(values: np.ndarray, title: str, labels=None, name: str = "") -> 
     labels = [f"x{i}" for i in range(len(values))] if labels is None else list(labels)
     colours = ["#dc2626" if v < 0 else "#2563eb" for v in values]
     fig = go.Figure(go.Bar(x=labels, y=values, marker_color=colours, name=name,
-                           text=[format_number(v, 3) for v in values], textposition="outside",
+                           text=even_decimals(values, 3)[0], textposition="outside",
                            cliponaxis=False))
     fig.update_yaxes(zeroline=True, zerolinecolor="#888")
     return base_layout(fig, title, 300)
@@ -267,7 +267,7 @@ def grouped_bars(series: dict[str, np.ndarray], title: str, labels=None) -> go.F
         values = np.asarray(values, dtype=np.float64)
         x = [f"x{i}" for i in range(len(values))] if labels is None else list(labels)
         fig.add_trace(go.Bar(x=x, y=values, name=name,
-                             text=[format_number(v, 3) for v in values], textposition="outside",
+                             text=even_decimals(values, 3)[0], textposition="outside",
                              cliponaxis=False))
     # numbers too narrow for their bars (a phone, many coordinates) are left to the hover, not overprinted
     fig.update_layout(barmode="group", legend=dict(orientation="h", y=-0.15), uniformtext=BAR_TEXT)

@@ -7,7 +7,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from core.figures.base import BAR_TEXT, base_layout, line_chart
-from core.text import format_number
+from core.text import even_decimals, format_number
 
 
 def rule_bars(labels: list[str], before: np.ndarray, after: np.ndarray, kept: np.ndarray,
@@ -21,7 +21,7 @@ def rule_bars(labels: list[str], before: np.ndarray, after: np.ndarray, kept: np
                          customdata=[format_number(v, 4) for v in before],
                          hovertemplate="%{x}: p = %{customdata} before<extra></extra>"))
     fig.add_trace(go.Bar(x=labels, y=after, name="after (renormalised)", marker_color="#2563eb",
-                         text=[format_number(v, 3) for v in after], textposition="outside", cliponaxis=False,
+                         text=even_decimals(after, 3)[0], textposition="outside", cliponaxis=False,
                          hovertemplate="%{x}: p = %{y:.4f} after<extra></extra>"))
     if cutoff is not None and len(labels):
         # a legend entry, not a note on the line: the note printed over the last bar's number

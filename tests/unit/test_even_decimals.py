@@ -1,4 +1,4 @@
-"""A heatmap's numbers read evenly: 0.80 beside 0.85, not 0.8 (issue 31)."""
+"""Numbers read evenly: a heatmap's 0.80 beside 0.85, not 0.8, and a bar chart's 0.50 beside 0.25 (issue 31)."""
 from __future__ import annotations
 
 import numpy as np
@@ -18,3 +18,18 @@ def test_the_heatmaps_write_them():
 
     fig = matrix_heatmap(np.array([[0.8, 0.85], [0.5, 0.25]]), "A")
     assert [list(row) for row in fig.data[0].text] == [["0.80", "0.85"], ["0.50", "0.25"]]
+
+
+def test_the_bar_charts_write_them():
+    """Each bar's own trailing zeros were dropped: 0.5 stood beside 0.25 and −1 beside 0.125."""
+    from core.figures.base import grouped_bars, vector_bars
+    from core.figures.generate import rule_bars
+    from core.figures.models.why import contribution_bars, loss_rise_bars
+
+    assert list(vector_bars(np.array([0.5, 0.25, -1.0]), "v").data[0].text) == ["0.50", "0.25", "−1.00"]
+    assert list(grouped_bars({"a": np.array([0.5, 0.125])}, "g").data[0].text) == ["0.500", "0.125"]
+    assert list(contribution_bars(["x", "y"], np.array([2.5, -0.25]), "c", "logit").data[0].text) == ["2.50", "−0.25"]
+    assert list(loss_rise_bars(["L0", "L1"], np.array([1.0, 0.25]), "r").data[0].text) == ["1.00", "0.25"]
+    after = rule_bars(["a", "b"], np.array([0.6, 0.4]), np.array([0.75, 0.25]), np.array([True, True]), None, "t")
+    assert list(after.data[1].text) == ["0.75", "0.25"]
+    assert list(vector_bars(np.array([1.0, 0.0, -2.0]), "whole").data[0].text) == ["1", "0", "−2"]

@@ -6,7 +6,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from core.figures.base import DIVERGING, base_layout, cell_style, colour_bar_below, legend_above_plot, top_margin
-from core.text import format_number
+from core.text import even_decimals, format_number
 
 POSITIVE, NEGATIVE = "#2563eb", "#dc2626"
 
@@ -31,7 +31,7 @@ def contribution_bars(names: list[str], values: np.ndarray, title: str, x_title:
     digits = separating_digits(values)
     fig = go.Figure(go.Bar(
         x=values, y=list(names), orientation="h", marker_color=[POSITIVE if v >= 0 else NEGATIVE for v in values],
-        text=[format_number(v, digits) for v in values], textposition="auto", cliponaxis=False,
+        text=even_decimals(values, digits)[0], textposition="auto", cliponaxis=False,
         hovertemplate="%{y}: %{x:.4f}<extra></extra>"))
     fig.update_yaxes(autorange="reversed", type="category")
     fig.update_xaxes(title=x_title, zeroline=True, zerolinecolor="#888")
@@ -71,7 +71,7 @@ def loss_rise_bars(layers: list[str], rises: np.ndarray, title: str) -> go.Figur
     rises = np.asarray(rises, dtype=np.float64)
     fig = go.Figure(go.Bar(
         x=list(layers), y=rises, marker_color=[NEGATIVE if r >= 0 else POSITIVE for r in rises],
-        text=[format_number(r, 2) for r in rises], textposition="outside", cliponaxis=False,
+        text=even_decimals(rises, 2)[0], textposition="outside", cliponaxis=False,
         hovertemplate="%{x} skipped: loss %{y:+.4f}<extra></extra>"))
     fig.update_xaxes(type="category", title="layer skipped")
     fig.update_yaxes(title="rise of the loss (nats)", zeroline=True, zerolinecolor="#888")
