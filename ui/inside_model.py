@@ -88,20 +88,26 @@ def show_logit_lens(model, run) -> None:
         st.caption(note)
     if len(ids) < 2:
         return
+    follow_next_token(model, ids, lens, "models_lens_position", "lpos", "models_lens_token")
+    st.caption("Each layer's residual stream goes through the model's own final norm and output layer. "
+               "The last row is the model's real output; the first ('emb') reads the embedding alone.")
+
+
+def follow_next_token(model, ids, lens, key: str, query: str, figure_key: str) -> None:
+    """A position of the text (kept in `key`, `query` in the URL) and the real next token's probability and
+    rank after every layer there (lens.target_probs, target_ranks (L+1, T-1)): where a token's first
+    top-1 or top-3 layer is read off a curve."""
     positions = list(range(len(ids) - 1))
-    if st.session_state.get("keep_models_lens_position", positions[-1]) not in positions:
-        state.set_kept("models_lens_position", positions[-1])      # a shorter text than before
+    if st.session_state.get(f"keep_{key}", positions[-1]) not in positions:
+        state.set_kept(key, positions[-1])                         # a shorter text than before
     position = state.kept_widget(
-        st.selectbox, "Follow the real next token at position", "models_lens_position", positions[-1],
-        query="lpos", parse=state.parse_choice(positions), options=positions,
+        st.selectbox, "Follow the real next token at position", key, positions[-1],
+        query=query, parse=state.parse_choice(positions), options=positions,
         scope=(tables.current_table_name(), tuple(ids)),        # labels of this model's tokens of this text
         format_func=lambda t: f"{t}: {model.table.tokens[ids[t]]} → {model.table.tokens[ids[t + 1]]}")
     following = model.table.tokens[ids[position + 1]]
     render.show_figure(made(next_token_by_layer, lens.target_probs[:, position], lens.target_ranks[:, position],
-                                           f"p and rank of {following!r} after position {position}, per layer"),
-                       key="models_lens_token")
-    st.caption("Each layer's residual stream goes through the model's own final norm and output layer. "
-               "The last row is the model's real output; the first ('emb') reads the embedding alone.")
+                            f"p and rank of {following!r} after position {position}, per layer"), key=figure_key)
 
 
 def show_ablation(model, run) -> None:

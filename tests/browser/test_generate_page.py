@@ -221,7 +221,7 @@ def test_the_page_fits_a_phone(server, browser, section):
     try:
         page.goto(f"{server}/generate?{query}")
         page.locator('[data-testid="stMain"] [data-testid="stRadio"]').first.wait_for(timeout=SLOW * 1000)   # the sidebar's is hidden on a phone
-        plots = {"sampling": RULES + 1, "branching": 0, "commitment": 0}[section]
+        plots = {"sampling": RULES + 1, "branching": 0, "commitment": 1}[section]   # commitment: one token's curve
         wait_until_idle(page, plots, timeout=SLOW)
         no_error(page, f"phone {section}")
         assert page.evaluate(SIDEWAYS_JS) == [], page.evaluate(SIDEWAYS_JS)

@@ -128,3 +128,24 @@ def test_tampered_link_values_are_said_not_crashed():
     at = open_page("generate", table="smollm2", prompt="word " * 200)
     assert_clean(at)
     assert any("at most 64" in t for t in texts(at.error))
+
+
+def test_the_strip_held_by_the_tour_leaves_its_layers_readable_on_a_curve():
+    """Generate step 2 holds the strip back (it states the layers asked for); the curve of 'Paris' after
+    every layer stays, and its rank first reaches 1 at the layer the question's answer names."""
+    from core.lessons.tours import TOURS
+    from ui.lessons.question_views import AppViews
+
+    at = open_page("generate", tour="generate", tstep="1")
+    assert_clean(at)
+    assert not at.dataframe or "top-1 from layer" not in at.dataframe[0].value.columns      # the strip waits
+    curve = next(figure(at, i) for i in range(len(at.get("plotly_chart")))
+                 if "after position" in figure(at, i)["layout"]["title"]["text"])
+    assert "Paris" in curve["layout"]["title"]["text"]
+    ranks = plotly_array(curve["data"][1]["y"]).astype(float)             # (L+1,) emb, L0 … L29
+    layers = list(curve["data"][1]["x"])
+    question = next(q for q in TOURS["generate"].steps[1].questions if q.key == "paris_layer")
+    answer = question.answer(AppViews()).value
+    assert layers[int(np.flatnonzero(ranks <= 1)[0])] == f"L{int(answer)}"
+    top3 = next(q for q in TOURS["generate"].steps[1].questions if q.key == "paris_top3")
+    assert layers[int(np.flatnonzero(ranks <= 3)[0])] == f"L{int(top3.answer(AppViews()).value)}"

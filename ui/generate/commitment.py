@@ -9,7 +9,7 @@ from core.generate.commitment import commitment
 from core.models.layer_names import lens_row_name
 from ui import cached, render, tables
 from ui.generate import common
-from ui.inside_model import computed
+from ui.inside_model import computed, follow_next_token
 from ui.lessons import asking
 
 TEXT = "The Eiffel Tower is in the city of Paris, the capital of France"
@@ -46,3 +46,5 @@ def show_commitment(model) -> None:
     common.say_piece_marks(model, strip.tokens)
     st.caption(f"emb: the embedding alone; L0: after the first layer; L{model.layers - 1}: after the last, the "
                "model's own output. Layers are numbered from L0 on every page.")
+    # the curve the strip's first layers come from: read off here, also while a tour question holds the strip
+    follow_next_token(model, ids, lens, "gen_commit_position", "cpos", "gen_commit_token")
