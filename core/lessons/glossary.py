@@ -59,8 +59,9 @@ TERMS = (
          "a token the model (almost) never saw in training, so its embedding row stayed near where it "
          "started; asked to repeat it, the model fails"),
     Term("ablation", r"\babla(tion|ted|te)\b|\bswitch(ed|ing)? off\b",
-         "switching a part of the model off (here: setting a head's output to zero before the layer's "
-         "output projection) and running the text again to see what that part was doing"),
+         "switching a part of the model off (a head: its output set to zero before the layer's output "
+         "projection; a layer: skipped, its input passed on unchanged) and running the text again to see "
+         "what that part was doing"),
     Term("induction head", r"\binduction heads?\b",
          "a head that, at a token seen before, attends to the token that followed its earlier "
          "occurrence, so the model can copy what came next"),

@@ -178,7 +178,8 @@ VIEW_TOURS = {
                                   vq.lens_first_layer("smollm2", LENS_TEXT, "Paris"), tolerance=2),)),
         TourStep("models", "Switch heads off",
                  "Ablation zeroes a head's output and measures the text's loss again (mean −ln p of each real "
-                 "next token). Scroll to *Switch heads off (ablation)*: layer 0, every head.",
+                 "next token). Scroll to *Switch heads off (ablation)*: layer 0, every head; then choose head 0, "
+                 "1 and 2 in turn in its *Head* box.",
                  _table("smollm2", ABLATION_TEXT, keep_models_ablate_layer=0, keep_models_ablate_head="all"),
                  figure=fig.head_rises("smollm2", ABLATION_TEXT, ((0, 0), (0, 1), (0, 2))),
                  questions=(_view("ablate_layer0", "smollm2", "With every head of layer 0 off, does the loss rise "
@@ -193,7 +194,7 @@ VIEW_TOURS = {
         TourStep("hidden", "Rows training hardly moved",
                  "MiniLM's vocabulary holds pieces of scripts its training text barely had. Their rows stayed "
                  "near where they started, close to the rows known to be unused: the histogram's low tail. "
-                 "Under *The candidates*, look up a few tokens and read where each one ranks.",
+                 "Under *The candidates*, look up a few tokens: the table lists them most suspicious first.",
                  _table("minilm", keep_hid_lookup=UNDER_TRAINED_LOOKUP),
                  figure=fig.under_trained_histogram("minilm"),
                  questions=(_view("undertrained_pair", "minilm", "Which of these two tokens does the indicator "
@@ -210,8 +211,8 @@ VIEW_TOURS = {
                  questions=(_view("cosine_smollm2", "smollm2", "Guess SmolLM2's mean cosine (two decimals, within "
                                   "0.05)", vq.mean_cosine_of("smollm2", "SmolLM2"), tolerance=0.05, decimals=2,
                                   holds_back=("mean_cosine",)),
-                            _view("cosine_higher", "smollm2", "Which table's rows lean more one way: SmolLM2's or "
-                                  "MiniLM's?", vq.higher_mean_cosine("smollm2", "minilm", ("SmolLM2", "MiniLM")),
+                            _view("cosine_higher", "smollm2", "Guess: which table's rows lean more one way, "
+                                  "SmolLM2's or MiniLM's?", vq.higher_mean_cosine("smollm2", "minilm", ("SmolLM2", "MiniLM")),
                                   choices=("SmolLM2", "MiniLM"), holds_back=("mean_cosine",)))),
         TourStep("maps", "Islands on the map",
                  "A t-SNE map of the digits' neighbourhoods in SmolLM2: the tokens 0, 5 and 9 and each one's "

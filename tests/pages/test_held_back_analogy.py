@@ -29,6 +29,7 @@ def test_analogy_tables_wait_for_their_questions():
     tables = _ranked(at)
     assert not any(_whole(frame) for frame in tables)          # each method's tables wait for its questions
     assert not any("(input)" in " ".join(frame["token"]) for frame in (tables[1], tables[3]))
+    assert not any("✓" in " ".join(frame["token"]) for frame in tables)     # "queen ✓" on top said "no"
     assert tables[0]["token"].tolist()[2] == "prince"           # best first: a learner can count to it
     assert HELD_COLUMNS.format(prompt=prompts["rank_prince"]) in texts(at.caption)
     answer(at, "analogies", "input_top_add", "yes")
@@ -37,7 +38,7 @@ def test_analogy_tables_wait_for_their_questions():
     tables = _ranked(at)
     # 3CosMul's are whole; 3CosAdd's wait for the rank question (its included table shows prince's score)
     assert [_whole(frame) for frame in tables] == [False, False, True, True]
-    assert "(input)" in " ".join(tables[3]["token"])
+    assert "(input)" in " ".join(tables[3]["token"]) and "✓" in " ".join(tables[3]["token"])
     answer(at, "analogies", "rank_prince", 3)
     at.run()
     tables = _ranked(at)

@@ -17,7 +17,7 @@ def test_bank_on_minilm_shows_measures_map_and_best_layer():
     name = lambda i: "emb" if i == 0 else f"L{i - 1}"      # noqa: E731 (streams named as on every page)
     said = ((f"after {name(best)}**" if best else "in the embeddings (emb)**") if len(tied) == 1
             else f"at {name(tied[0])}–{name(tied[-1])}**")
-    assert any(said in m for m in texts(at.markdown)), said
+    assert any(f"The senses separate best **{said}" in m for m in texts(at.markdown)), said   # not "best at at L1"
     assert list(figure(at, 1)["data"][0]["x"])[:3] == ["emb", "L0", "L1"]
     assert at.select_slider(key="ctx_layer").value == best
     at.select_slider(key="ctx_layer").set_value(0).run()

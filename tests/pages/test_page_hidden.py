@@ -127,6 +127,8 @@ def test_layers_of_a_text_are_every_pair_of_its_vectors():
     # the page sums float32 unit rows in float64: ~1e-7 measured, 1e-5 allowed
     np.testing.assert_allclose(frame["mean cosine"], expected, atol=1e-5)
     assert len(frame) == model.layers + 1
+    # streams named as the lens names them: the embeddings, then after L0 … L29 (it read 0 … 30)
+    assert list(frame["after layer"]) == ["emb"] + [f"L{i}" for i in range(model.layers)]
 
 
 def hidden_page_on_an_upload():

@@ -142,7 +142,7 @@ def show_contextuality() -> str:
     best = best_layer(result)
     if best is not None:
         asking.say("ctx_separation", lambda: st.markdown(
-            f"The senses separate best at **{_layers_said(result.separation, best)}** "
+            f"The senses separate best **{_layers_said(result.separation, best)}** "
             f"({result.separation[best]:.0%} of sentences nearest their own sense)."))
     layer = state.kept_widget(st.select_slider, "Layer of the map (emb: the embeddings; L0 …: after that layer)",
                               "ctx_layer", best or 0, query="clayer", parse=state.parse_int_in(0, result.layers - 1),

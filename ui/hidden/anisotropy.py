@@ -202,6 +202,7 @@ def show_layers(table: EmbeddingTable) -> None:
     """Per-layer anisotropy of one text's contextual vectors (model tables only)."""
     from core.figures.base import line_chart
     from core.limits import MAX_MODEL_TOKENS
+    from core.models.layer_names import STREAMS_AXIS, stream_names
     from ui import tables, widgets
 
     st.subheader("Layer by layer: the contextual vectors of a text")
@@ -223,12 +224,13 @@ def show_layers(table: EmbeddingTable) -> None:
     layers = core.hidden.anisotropy.layer_anisotropy(run.hidden_states, skip_first)
     top = np.argmax(layers.contributions, axis=1)
     top_share = layers.contributions[np.arange(len(top)), top] / layers.mean_cosine
-    fig = line_chart(range(len(layers.mean_cosine)), {"mean cosine of the text's vectors": layers.mean_cosine,
-                                                      "largest single dimension's part": layers.contributions.max(axis=1)},
-                     f"{len(ids) - int(skip_first)} contextual vectors at each layer (0 = the embeddings)",
-                     "layer", "cosine", height=360)
+    streams = stream_names(len(layers.mean_cosine))              # emb, L0 …: as the lens and every page name them
+    fig = line_chart(streams, {"mean cosine of the text's vectors": layers.mean_cosine,
+                               "largest single dimension's part": layers.contributions.max(axis=1)},
+                     f"{len(ids) - int(skip_first)} contextual vectors after each layer", STREAMS_AXIS, "cosine",
+                     height=360)
     render.show_figure(fig, key="hid_layers")
-    render.show_frame(pd.DataFrame({"layer": np.arange(len(top)), "mean cosine": layers.mean_cosine,
+    render.show_frame(pd.DataFrame({"after layer": streams, "mean cosine": layers.mean_cosine,
                                     "top dimension": top, "its share": top_share}), hide_index=True)
     left_out = " (its first position left out)" if skip_first else ""
     st.caption(f"One text of {len(ids)} tokens{left_out}: every pair of its positions at each layer (exact); "

@@ -75,7 +75,8 @@ def say(topic: str, draw: Callable[[], object]) -> None:
         st.caption(_said(HELD_BACK, topic))
 
 
-def held_frame(topics: tuple[str, ...], frame, keep: tuple[str, ...] = ("token", "id"), marks: tuple[str, ...] = (" (input)",),
+def held_frame(topics: tuple[str, ...], frame, keep: tuple[str, ...] = ("token", "id"),
+               marks: tuple[str, ...] = (" (input)", " ✓"),        # an input on top; the expected word
                said: str | None = None):
     """A table whose numbers or marks answer a pending question (a rank, a score, "king (input)" on top):
     while one of `topics` is pending, only its `keep` columns in the table's own order, the `marks` taken

@@ -45,7 +45,7 @@ def _show_grid(model, ids, stats) -> None:
     # thousands need no decimal ("22,560.0" read as more precise than the float16 model it comes from)
     c1.metric("Largest |value| in the stream", f"{value:,.0f}" if abs(value) >= 1000 else f"{value:,.1f}",
               help="Over every layer's input and every position and dimension (float32 copies of the model's own values).")
-    c2.metric("Where", f"L{layer}, position {position}, dim {stats.dimension[layer, position]}")
+    c2.metric("Where", f"L{layer} in, position {position}, dim {stats.dimension[layer, position]}")
     c3.metric("Times the median of its vector", f"{stats.ratio[layer, position]:,.0f}×")
     columns = why.position_labels(model, ids)
     layers = [f"L{l} in" for l in range(model.layers)]
