@@ -17,6 +17,7 @@ from core.figures.searched import SearchedPoint, background_rows, searched_token
 from core.geometry import (
     cosine_matrix,
     nearest,
+    pair_plane,
     pair_table,
     possible_components,
 )
@@ -135,12 +136,16 @@ def show_arrows(rows: list[int], searched: list[int]) -> None:
         raw = np.asarray(table.weight[rows], dtype=np.float64)
         if table.width == 2:
             plane, axes = raw, ("x0", "x1")
+        elif len(rows) == 2:
+            plane, axes = pair_plane(raw[0], raw[1]), (f"along {labels[0]}", f"across {labels[0]}")
         else:
             result = cached.cached_pca(table, 3)
             plane = np.zeros((len(rows), 2))
             plane[:, : min(2, result.components.shape[0])] = (raw @ result.components.T)[:, :2]
             axes = ("PC1 direction", "PC2 direction")
     title = "Arrows from the origin" + ("" if preset or table.width == 2 else
+                                       " (in the plane the two vectors span: lengths and angle exact)"
+                                       if len(labels) == 2 else
                                        " (raw vectors projected on the PCA plane, not centred)")
     marked = None if preset or not searched else rows.index(searched[0])
     # the preset is fixed numbers, no table's rows: its file says so (it was 'geo-arrows-minilm.png')
@@ -151,6 +156,10 @@ def show_arrows(rows: list[int], searched: list[int]) -> None:
         st.caption(render.md(f"★ {table.tokens[searched[0]]}: the token of the neighbour search below "
                              f"({'searched' if chosen.searched_by_visitor(table) else 'as the page opens'})."))
     pairs = pd.DataFrame(pair_table(raw, labels))
+    if asking.pending("pair_dots"):       # a tour asks for a dot product: its terms stay, their sum waits
+        pairs["a·b written out"] = [formula.rsplit(" = ", 1)[0] + " = ?" for formula in pairs["a·b written out"]]
+        pairs = asking.held_frame(("pair_dots",), pairs, keep=("pair", "|a|", "|b|", "a·b written out"),
+                                  said=asking.HELD_DOTS)
     # the formula column as wide as its longest formula: at "large" its end was cut off inside the cell (no scroll)
     formula_px = int(text_column_px("a·b written out", pairs["a·b written out"]))
     render.show_frame(pairs, hide_index=True, width="stretch",

@@ -72,7 +72,7 @@ _NUMBER = re.compile(r"(?<![\w.,])\d+(?:[.,]\d+)*(?!\w)")     # a number, not a 
 # Topics whose page holds back a table's numbers (ui.lessons.asking.held_frame): a question naming one is
 # checked against every table's cells too (the analogy tables print the ranks and scores asked for).
 TABLE_TOPICS = {"analogy_input_3CosAdd", "analogy_input_3CosMul", "analogy_rank_3CosAdd", "under_trained_rank",
-                "commitment_layers"}
+                "commitment_layers", "pair_dots"}
 
 
 def table_cells(at) -> list[str]:

@@ -24,7 +24,7 @@ BAR = ".st-key-tour_bar"
 
 # The held-back sentences and tables each page draws in the step's view (ui.lessons.asking topics a page
 # says there; a section drawn only after a button, as the Why page's, is not listed).
-PAGE_TOPICS = {"lookup": {"ids", "repeats"}, "attention": {"permutation", "context_output"}, "geometry": {"id_gaps"},
+PAGE_TOPICS = {"lookup": {"ids", "repeats"}, "attention": {"permutation", "context_output"}, "geometry": {"id_gaps", "pair_dots"},
                "training": {"lab_step"}, "models": {"ablation_loss"}, "hidden": {"mean_cosine", "under_trained_rank"},
                "context": {"ctx_separation"}, "generate": {"commitment_layers"},
                "directions": {"analogy_input_3CosAdd", "analogy_input_3CosMul", "analogy_rank_3CosAdd"}}

@@ -80,12 +80,13 @@ SEED_TOURS = {
     "seed003": Tour("Seed 003 · where each word sits, and what a score is", (
         TourStep("geometry", "A score is a dot product",
                  "For **h = (2, 1)** and **w = (3, −1)**, the score is **h · w = 6 − 1 = 5**: one number, not a "
-                 "probability. Cosine compares their directions only. Under *Vectors as arrows*, the table lists "
-                 "every pair of the chosen rows (the *Seed 003 preset* switch draws h and w).",
+                 "probability. Cosine compares their directions only. Under *Vectors as arrows*, the table writes "
+                 "cat · dog out term by term: add the terms up (the *Seed 003 preset* switch draws h and w).",
                  _table("seed003", "cat dog", keep_geo_preset_h_w=False),
                  figure=fig.cosines_of("seed003", ("cat", "dog")),
                  questions=(Question("dot_cat_dog", "seed003", "What is cat · dog? (two decimals)",
-                                     q.dot_product("cat", "dog"), tolerance=0.005, decimals=2),
+                                     q.dot_product("cat", "dog"), tolerance=0.005, decimals=2,
+                                     holds_back=("pair_dots",)),
                             Question("larger_dot_cat", "seed003", "Which has the larger dot product with cat?",
                                      q.larger_dot("cat", "cat", "dog"), choices=("cat", "dog")))),
         TourStep("attention", "Swap two tokens, with and without positions",

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from helpers import assert_clean, open_page, texts
-from rehearsal import SUBMIT, follow
+from rehearsal import SUBMIT, answer, follow
 
 from core.lessons import questions as q
 from ui.lessons.asking import ABOVE, HELD_BACK, LATER
@@ -60,3 +60,30 @@ def test_a_later_steps_answer_waits_on_an_earlier_step():
     at.run()
     assert len(_id_gap_tables(at)) == 1
     assert not any("Held back" in caption for caption in texts(at.caption))
+
+
+def _pair_tables(at) -> list:
+    return [frame.value for frame in [*at.dataframe, *at.table] if "pair" in list(frame.value.columns)
+            and "a·b written out" in list(frame.value.columns)]
+
+
+def test_the_dot_product_asked_for_is_written_out_without_its_sum():
+    """Seed 003 step 1 asks for cat · dog: Geometry's pair table printed 1.16 twice (its dot column and
+    the end of its written-out sum). While the question waits, the terms stay and the sum reads '?'."""
+    import numpy as np
+
+    from core.toy_tables import toy_table
+    from ui.lessons.asking import HELD_DOTS
+
+    at = open_page("geometry", tour="seed003", tstep="0")
+    follow(at).run()
+    assert_clean(at)
+    (held,) = _pair_tables(at)
+    assert list(held.columns) == ["pair", "|a|", "|b|", "a·b written out"]
+    assert held["a·b written out"].iloc[0] == "0.9(0.8) + 0.3(0.4) − 0.2(−0.1) + 0.6(0.5) = ?"
+    assert HELD_DOTS.format(prompt="What is cat · dog? (two decimals)") in texts(at.caption)
+    cat, dog = toy_table("seed003").weight
+    answer(at, "seed003", "dot_cat_dog", round(float(np.dot(cat, dog)), 2))
+    at.run()
+    (whole,) = _pair_tables(at)
+    assert whole["dot a·b"].iloc[0] == "1.16" and whole["a·b written out"].iloc[0].endswith("= 1.16")

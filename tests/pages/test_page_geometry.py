@@ -1,6 +1,7 @@
 """AppTest: the Geometry page."""
 from __future__ import annotations
 
+import numpy as np
 from helpers import assert_clean, figure, open_page, texts
 
 
@@ -136,3 +137,16 @@ def test_an_undefined_correlation_says_why():
     assert_clean(at)
     assert any(m.label.startswith("Pearson r") and m.value == "undefined" for m in at.metric)
     assert any("Undefined" in c and "1 pair" in c for c in texts(at.caption))
+
+
+def test_two_chosen_rows_are_drawn_in_their_own_plane():
+    """Seed 003's cat and dog on its principal axis were one line, 8.8° apart in the table under them."""
+    at = open_page("geometry", table="seed003", tokens="cat dog")
+    assert_clean(at)
+    arrows = charts_by_key(at)["geo_arrows"][1]
+    assert "in the plane the two vectors span" in arrows["layout"]["title"]["text"].replace("<br>", " ")
+    tips = {trace["name"].split(" (")[0].lstrip("★ "): (trace["x"][-1], trace["y"][-1]) for trace in arrows["data"]
+            if trace.get("name")}
+    (ax, ay), (bx, by) = tips["cat"], tips["dog"]
+    angle = np.degrees(np.arccos((ax * bx + ay * by) / np.hypot(ax, ay) / np.hypot(bx, by)))
+    assert abs(angle - 8.8) < 0.05

@@ -149,3 +149,20 @@ def test_find_and_resolve_tokens():
     assert find_tokens(tokens, "cat")[:2] == [0, 1]
     rows, unknown = resolve_tokens(tokens, ["dog", "bird"])
     assert rows == [2] and unknown == ["bird"]
+
+
+def test_two_arrows_drawn_in_their_own_plane_keep_lengths_dot_and_angle():
+    """Seed 003's cat and dog, projected on the table's principal axis, lay on one line 8.8° apart."""
+    from core.geometry import compare_vectors, pair_plane
+
+    rng = np.random.default_rng(3)
+    for a, b in [(np.array([0.9, 0.3, -0.2, 0.6]), np.array([0.8, 0.4, -0.1, 0.5])),
+                 tuple(rng.normal(size=(2, 50))), (np.zeros(4), np.ones(4)), (np.ones(3), -2 * np.ones(3))]:
+        plane = pair_plane(a, b)
+        np.testing.assert_allclose(np.linalg.norm(plane, axis=1), [np.linalg.norm(a), np.linalg.norm(b)], atol=1e-12)
+        np.testing.assert_allclose(plane[0] @ plane[1], a @ b, atol=1e-12)
+        drawn, true = compare_vectors(*plane), compare_vectors(a, b)
+        if true.angle_degrees is not None:
+            assert abs(drawn.angle_degrees - true.angle_degrees) < 1e-6
+    assert abs(compare_vectors(*pair_plane(np.array([0.9, 0.3, -0.2, 0.6]),
+                                          np.array([0.8, 0.4, -0.1, 0.5]))).angle_degrees - 8.8) < 0.05

@@ -100,4 +100,6 @@ def held_frame(topics: tuple[str, ...], frame, keep: tuple[str, ...] = ("token",
 HELD_COLUMNS = "Listed best first; ranks, scores and marks held back until you answer the tour's question above: {prompt}"
 HELD_SUSPICIOUS = ("Listed most suspicious first; indicator, rank and candidate held back until you answer the "
                    "tour's question above: {prompt}")
-HELD_TABLES = (HELD_COLUMNS, HELD_SUSPICIOUS)
+HELD_DOTS = ("Each dot product written out with its sum, cosine and angle held back until you answer the tour's "
+             "question above: {prompt}")
+HELD_TABLES = (HELD_COLUMNS, HELD_SUSPICIOUS, HELD_DOTS)
