@@ -23,7 +23,7 @@ from core.geometry import (
 )
 from core.hidden.id_gap import chosen_pairs, sample_pairs, spearman
 from core.limits import MAX_PLOT_POINTS
-from core.text import codepoints_note, count, shorten
+from core.text import codepoints_note, count, minus_sign, shorten
 from core.tokens.pieces import TOKEN_KINDS
 from ui import cached, chosen, render, state, tables
 from ui.kept_figures import made
@@ -178,11 +178,11 @@ def show_id_gap(rows: list[int], searched: list[int]) -> None:
     chosen_gaps, chosen_cos, chosen_labels = pairs.gaps, pairs.cosines, pairs.labels
     r_exact = cached.cached_id_gap_correlation(table)
     c1, c2, c3 = st.columns(3)
-    c1.metric("Pearson r, all pairs (exact)", "undefined" if np.isnan(r_exact) else f"{r_exact:+.3f}")
+    c1.metric("Pearson r, all pairs (exact)", "undefined" if np.isnan(r_exact) else minus_sign(f"{r_exact:+.3f}"))
     every_pair = len(sample.gaps) == table.vocab_size * (table.vocab_size - 1) // 2
     pairs_text = ("the only pair" if len(sample.gaps) == 1 else f"all {count(len(sample.gaps), 'pair')}") if every_pair \
         else count(len(sample.gaps), "sampled pair")
-    c2.metric(f"Spearman ρ, {pairs_text}", "undefined" if np.isnan(rho) else f"{rho:+.3f}")
+    c2.metric(f"Spearman ρ, {pairs_text}", "undefined" if np.isnan(rho) else minus_sign(f"{rho:+.3f}"))
     c3.metric("Pairs in the table", f"{table.vocab_size * (table.vocab_size - 1) // 2:,}")
     if np.isnan(r_exact) or np.isnan(rho):
         st.caption(render.md(f"Undefined: {why_no_correlation(table.vocab_size * (table.vocab_size - 1) // 2, sample.gaps, sample.cosines)}"))

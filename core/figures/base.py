@@ -74,7 +74,17 @@ def base_layout(fig: go.Figure, title: str, height: int = 360) -> go.Figure:
                       margin=dict(l=10, r=10, t=50 + TITLE_LINE_PX * title.count("<br>"), b=10), font=FONT)
     _colour_bar_titles_beside(fig)
     _legend_below(fig)
+    _axis_titles_wrapped(fig)
     return fig
+
+
+def _axis_titles_wrapped(fig: go.Figure) -> None:
+    """A long x-axis title in two lines, as a long figure title: "N₄: how many rows list this row among
+    their 4 nearest" ran past both edges of a phone's plot."""
+    for axis in fig.select_xaxes():
+        text = axis.title.text or ""
+        if len(text) > TITLE_LINE_CHARS:
+            axis.title.text = wrapped_title(text)
 
 
 def _legend_below(fig: go.Figure) -> None:

@@ -6,6 +6,7 @@ import io
 import numpy as np
 import pandas as pd
 from core.order import FLOAT32
+from core.text import minus_sign
 from helpers import assert_clean, figure, open_page, texts
 
 
@@ -206,7 +207,9 @@ def test_minilm_standardising_reports_mean_cosine_r_and_neighbours_as_numpy_does
                                atol=1e-6)
     np.testing.assert_allclose(changes.loc["r(cosine, id gap) over every pair", ["as it is", "standardised"]], r,
                                atol=1e-6)
-    assert after == (f"{mean_cos[1]:.4f}", f"{r[1]:+.4f}") and before == (f"{mean_cos[0]:.4f}", f"{r[0]:+.4f}")
+    shown = lambda value, spec: minus_sign(format(value, spec))     # noqa: E731 (a sign as the pages write it)
+    assert after == (shown(mean_cos[1], ".4f"), shown(r[1], "+.4f"))
+    assert before == (shown(mean_cos[0], ".4f"), shown(r[0], "+.4f"))
     overlap = next(frame.value for frame in at.dataframe if "overlap@10" in frame.value.columns)
     for token, shown in zip(overlap["token"], overlap["overlap@10"]):
         row = table.tokens.index(token)

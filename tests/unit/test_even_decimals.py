@@ -33,3 +33,12 @@ def test_the_bar_charts_write_them():
     after = rule_bars(["a", "b"], np.array([0.6, 0.4]), np.array([0.75, 0.25]), np.array([True, True]), None, "t")
     assert list(after.data[1].text) == ["0.75", "0.25"]
     assert list(vector_bars(np.array([1.0, 0.0, -2.0]), "whole").data[0].text) == ["1", "0", "−2"]
+
+
+def test_a_grid_column_of_tiny_numbers_gets_an_exponent():
+    """SmolLM2's under-trained indicators (~1e-7) all read 0.0000 at four fixed decimals."""
+    from ui.table_view.cells import number_format
+
+    assert number_format([9.16e-07, 2.1e-06, 0.0]) == "%.3e"
+    assert number_format([0.013, 0.0155, -0.4, np.nan]) == "%.4f"
+    assert number_format([0.0, 0.0]) == "%.4f"

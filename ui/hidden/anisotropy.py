@@ -11,6 +11,7 @@ import core.hidden.anisotropy
 from core.figures.hidden import dimension_bars
 from core.geometry import nearest
 from core.tables import EmbeddingTable
+from core.text import minus_sign
 from ui import cached, chosen, render, state
 from ui.lessons import asking
 
@@ -138,9 +139,9 @@ def show_numbers(table: EmbeddingTable, raw: core.hidden.anisotropy.Anisotropy, 
     c1, c2, c3 = st.columns(3)
     with c1:
         asking.say("mean_cosine", lambda: st.metric(
-            "Mean cosine, every pair (exact)", f"{mean:.4f}", delta_color="off",
+            "Mean cosine, every pair (exact)", minus_sign(f"{mean:.4f}"), delta_color="off",
             delta=f"{mean - raw.mean_cosine:+.4f} from the table as it is" if standardise else None))
-    c2.metric("r(cosine, id gap), every pair", f"{r:+.4f}", delta_color="off",
+    c2.metric("r(cosine, id gap), every pair", minus_sign(f"{r:+.4f}"), delta_color="off",
               delta=f"{r - r_raw:+.4f} from the table as it is" if standardise else None,
               help="The Geometry page's exact Pearson r: does a token's cosine with another follow how far "
                    "apart their ids are?")

@@ -17,6 +17,7 @@ from core.tokens.pieces import TOKEN_KINDS
 from core.tables import EmbeddingTable
 from ui import cached, render, state, tables
 from ui.lessons import asking
+from ui.table_view.cells import number_format
 from ui.server import jobs
 
 MAX_LISTED = 200            # candidates listed in the page's table (the CSV has all of them)
@@ -212,7 +213,8 @@ def show_lookup(table: EmbeddingTable, score: np.ndarray, found: vocab_health.Ca
     # the tour's question "which of these two is more under-trained?" is read off the order, not stated
     frame = asking.held_frame(("under_trained_rank",), frame, said=asking.HELD_SUSPICIOUS)
     render.show_frame(frame, hide_index=True, width="stretch",
-                      column_config={"indicator": st.column_config.NumberColumn(format="%.4f")})
+                      column_config={"indicator": st.column_config.NumberColumn(
+                          format=number_format(frame["indicator"]) if "indicator" in frame else None)})
 
 
 def candidates_file_name(kind: str, percentile: float) -> str:
@@ -224,7 +226,7 @@ def show_candidates(table: EmbeddingTable, frame: pd.DataFrame, found: vocab_hea
     listed = frame.head(MAX_PRESENTED if render.presenting() else MAX_LISTED)
     render.show_frame(render.digits_when_presenting(listed, ["indicator", "max p (repeat)"], ".3g"),
                       hide_index=True, width="stretch",
-                      column_config={"indicator": st.column_config.NumberColumn(format="%.4f")})
+                      column_config={"indicator": st.column_config.NumberColumn(format=number_format(listed["indicator"]))})
     more = f" (the first {len(listed)} listed)" if len(frame) > len(listed) else ""
     st.caption(f"{len(frame):,} candidates: the lowest {found.percentile:g} % of the tokens, at or below "
                f"{found.threshold:.4g}{more}. Values equal to float32 precision are tied and listed by token id.")

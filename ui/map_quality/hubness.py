@@ -13,7 +13,7 @@ from ui import cached, render, state
 from ui.kept_figures import made
 from ui.lessons import asking
 from ui.server import jobs
-from core.text import neighbour_count_name
+from core.text import minus_sign, neighbour_count_name
 
 SECONDS_PER_GIGA_PRODUCT = 0.03      # rough: 2 busy cores, products and top-k of one block
 HUBS_NEED_ROWS = 100                 # below this, k-nearest lists (k up to 50) hold most rows: no hub can stand out
@@ -128,7 +128,7 @@ def hubness_section(table, searched: list[int]) -> None:
     # the tour's questions (core.lessons.tour_map_quality) ask for these: held back until answered
     with c1:
         asking.say("hub_skewness", lambda: st.metric(
-            f"Skewness of {neighbour_count_name(k)}", "undefined" if np.isnan(found.skewness) else f"{found.skewness:+.2f}",
+            f"Skewness of {neighbour_count_name(k)}", "undefined" if np.isnan(found.skewness) else minus_sign(f"{found.skewness:+.2f}"),
             help="Undefined when every row has the same N_k: a table this small lists every other row."))
     with c2:
         asking.say("hub_skewness", lambda: st.metric(f"Slots held by the top 1 % ({found.top_rows:,} row{'s' if found.top_rows != 1 else ''})",

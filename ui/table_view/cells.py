@@ -50,3 +50,13 @@ def column_texts(values, spec: str = "+.4g") -> list[str]:
         sign = "+" if spec.startswith("+") else ""
         texts = [format(v, f"{sign}.{max(digits - 1, 0)}e") if np.isfinite(v) else "" for v in values]
     return [minus_sign(t) for t in texts]
+
+
+def number_format(values, decimals: int = 4) -> str:
+    """A grid column's printf format: `decimals` fixed, or an exponent when its smallest non-zero value would
+    keep fewer than two digits (SmolLM2's indicators, ~1e-7, all read 0.0000)."""
+    magnitudes = np.abs(np.asarray(values, dtype=np.float64))
+    magnitudes = magnitudes[np.isfinite(magnitudes) & (magnitudes > 0)]
+    if magnitudes.size and magnitudes.min() < 10.0 ** -(decimals - 1):
+        return "%.3e"
+    return f"%.{decimals}f"

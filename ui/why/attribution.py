@@ -5,7 +5,7 @@ import numpy as np
 import streamlit as st
 
 from core.figures.models.why import contribution_bars, layer_grid
-from core.text import markdown_literal as md
+from core.text import markdown_literal as md, minus_sign
 from ui import cached, render, state, tables
 from ui.inside_model import computed
 from ui.why import page as why
@@ -77,9 +77,9 @@ def _show_result(model, ids, result) -> None:
     explained = _explained(model, result)
     last = len(ids) - 1
     c1, c2, c3 = st.columns(3)
-    c1.metric("Logit (the model's own)", f"{result.model_logit:.3f}",
+    c1.metric("Logit (the model's own)", minus_sign(f"{result.model_logit:.3f}"),
               help="As the model computes it, in its own precision (float16 for SmolLM2).")
-    c2.metric("Sum of all parts", f"{result.total + result.output_bias:.3f}",
+    c2.metric("Sum of all parts", minus_sign(f"{result.total + result.output_bias:.3f}"),
               help=f"In float32: the parts add up to {result.logit:.4f}, the logit of the same stream in float32"
                    + (f" (the output layer's bias {result.output_bias:.3f} included)." if result.output_bias else "."))
     c3.metric("Frozen final-norm scale", f"{result.norm_scale:.4f}",
