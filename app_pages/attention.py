@@ -18,7 +18,7 @@ from core.figures.base import grouped_bars, matrix_heatmap
 from core.lessons.context_demo import compare_contexts, permutation_check
 from core.limits import MAX_TEXT_CHARS, MAX_TOY_TOKENS
 from core.lookup import lookup
-from core.text import format_number, row_digits
+from core.text import even_decimals, format_number, row_digits
 from core.toy_tables import seed001_lab_table
 from ui import cached, render, state, tables, widgets, words
 from ui.lessons import asking, tours
@@ -221,10 +221,10 @@ def show_context_demo() -> None:
     asking.say("context_output", lambda: st.markdown(
         f"Output difference ‖O₁ − O₂‖ = **{comparison.difference_norm:.4f}**"
         + (" — identical sentences give identical outputs." if comparison.difference_norm == 0 else "")))
-    weights = pd.DataFrame({
-        "sentence 1 weights": [format_number(w, 3) for w in comparison.first.weights[p]],
-        "sentence 2 weights": [format_number(w, 3) for w in comparison.second.weights[p][:len(comparison.first.weights[p])]],
-    }, index=[f"key {k}" for k in range(len(comparison.first.weights[p]))])
+    keys = len(comparison.first.weights[p])
+    both = even_decimals([comparison.first.weights[p], comparison.second.weights[p][:keys]], 3)  # 0.260 beside 0.238
+    weights = pd.DataFrame({"sentence 1 weights": both[0], "sentence 2 weights": both[1]},
+                           index=[f"key {k}" for k in range(keys)])
     render.show_frame(weights)
     render.show_figure(grouped_bars({"O₁": comparison.first.output[p], "O₂": comparison.second.output[p],
                                      "O₁ − O₂": comparison.difference}, f"Attention output at position {p}"),

@@ -273,12 +273,13 @@ def vector_bars(values: np.ndarray, title: str, labels=None, name: str = "") -> 
 def grouped_bars(series: dict[str, np.ndarray], title: str, labels=None) -> go.Figure:
     """Several (d,) vectors side by side per coordinate."""
     fig = go.Figure()
-    for name, values in series.items():
-        values = np.asarray(values, dtype=np.float64)
+    arrays = [np.asarray(values, dtype=np.float64) for values in series.values()]
+    # one number of decimals over every series: O₂'s 0.854 stood beside O₁'s 0.77
+    texts = even_decimals(np.vstack(arrays), 3) if len({len(a) for a in arrays}) == 1 else \
+        [even_decimals(a, 3)[0] for a in arrays]
+    for name, values, text in zip(series, arrays, texts):
         x = [f"x{i}" for i in range(len(values))] if labels is None else list(labels)
-        fig.add_trace(go.Bar(x=x, y=values, name=name,
-                             text=even_decimals(values, 3)[0], textposition="outside",
-                             cliponaxis=False))
+        fig.add_trace(go.Bar(x=x, y=values, name=name, text=text, textposition="outside", cliponaxis=False))
     # numbers too narrow for their bars (a phone, many coordinates) are left to the hover, not overprinted
     fig.update_layout(barmode="group", legend=dict(orientation="h", y=-0.15), uniformtext=BAR_TEXT)
     return base_layout(fig, title, 340)

@@ -68,6 +68,10 @@ def test_context_demo():
     at = open_page("attention")
     markdown = " ".join(texts(at.markdown))
     assert "Lookup + position vectors equal: **yes**" in markdown
+    weights = next(frame.value for frame in [*at.dataframe, *at.table] if "sentence 1 weights" in frame.value.columns)
+    cells = weights.to_numpy().ravel().tolist()
+    assert len({len(cell.split(".")[-1]) for cell in cells}) == 1, cells     # 0.26 stood beside 0.238
+    np.testing.assert_allclose(weights.astype(float).sum(), 1.0, atol=2e-3)  # each sentence's weights sum to 1
     at.text_input(key="attn_ctx_2").input("oto kamienny zamek").run()
     assert "identical sentences give identical outputs" in " ".join(texts(at.markdown))
 

@@ -28,6 +28,8 @@ def test_the_bar_charts_write_them():
 
     assert list(vector_bars(np.array([0.5, 0.25, -1.0]), "v").data[0].text) == ["0.50", "0.25", "−1.00"]
     assert list(grouped_bars({"a": np.array([0.5, 0.125])}, "g").data[0].text) == ["0.500", "0.125"]
+    both = grouped_bars({"O₁": np.array([0.77, 0.5]), "O₂": np.array([0.854, 0.25])}, "g")   # one for every series
+    assert [list(trace.text) for trace in both.data] == [["0.770", "0.500"], ["0.854", "0.250"]]
     assert list(contribution_bars(["x", "y"], np.array([2.5, -0.25]), "c", "logit").data[0].text) == ["2.50", "−0.25"]
     assert list(loss_rise_bars(["L0", "L1"], np.array([1.0, 0.25]), "r").data[0].text) == ["1.00", "0.25"]
     after = rule_bars(["a", "b"], np.array([0.6, 0.4]), np.array([0.75, 0.25]), np.array([True, True]), None, "t")
