@@ -39,8 +39,14 @@ _SCRIPT = """<script>
   if (!doc.getElementById('lens-fit-style')) {
     const style = doc.createElement('style');
     style.id = 'lens-fit-style';
+    // the note is drawn under the plot: the chart's box is as tall as the figure (size-contained; let grow, the
+    // plot resized itself to fill it, again and again) and its holder scrolled, so the note stood below a fold,
+    // never seen. The holder makes room for two lines of it and lets it show.
+    const noted = '[data-testid="stElementContainer"]:has(.js-plotly-plot[data-lens-note])';
     style.textContent = '.%(cls)s .heatmap-label { visibility: hidden; } .js-plotly-plot[data-lens-note]::after { ' +
-      'display: block; content: attr(data-lens-note); font-size: 0.8rem; opacity: 0.75; padding: 0 0.5rem; }';
+      'display: block; content: attr(data-lens-note); font-size: 0.8rem; line-height: 1.3; opacity: 0.75; ' +
+      'padding: 0.2rem 0.5rem 0; } ' + noted + ' { margin-bottom: 2.6rem; overflow: visible !important; } ' +
+      noted + ' :has(.js-plotly-plot[data-lens-note]) { overflow: visible !important; }';
     doc.head.appendChild(style);
   }
   const meet = (a, b) => a.left < b.right - 1 && b.left < a.right - 1 && a.top < b.bottom - 1 && b.top < a.bottom - 1;

@@ -137,8 +137,13 @@ CELL_TEXTS_JS = """() => [...document.querySelectorAll('[data-testid="stMain"] .
     const sizes = [...p.querySelectorAll('.heatmap-label text')].filter(t => t.textContent)
       .map(t => parseFloat(getComputedStyle(t).fontSize)).sort((a, b) => a - b);
     const small = sizes.length > 0 && sizes[Math.floor(sizes.length / 2)] < %d;
+    const holder = p.closest('[data-testid="stElementContainer"]'), next = holder.nextElementSibling;
+    // the note (the plot's last line) shows: its holder no longer scrolls it out of sight below the figure's
+    // height, and what follows starts below it
+    const seen = getComputedStyle(holder).overflowY === 'visible' &&
+                 (!next || next.getBoundingClientRect().top >= p.getBoundingClientRect().bottom - 1);
     return [(p.querySelector('.gtitle') || {}).textContent, overlap || small, getComputedStyle(label).visibility === 'hidden',
-            getComputedStyle(p, '::after').content.includes('Cell labels hidden')]; })""" % SMALLEST_TEXT_PX
+            getComputedStyle(p, '::after').content.includes('Cell labels hidden') && seen]; })""" % SMALLEST_TEXT_PX
 
 
 @pytest.mark.parametrize("size", [DESKTOP, PHONE], ids=["1280", "phone"])
