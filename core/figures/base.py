@@ -85,6 +85,8 @@ def _axis_titles_wrapped(fig: go.Figure) -> None:
         text = axis.title.text or ""
         if len(text) > TITLE_LINE_CHARS:
             axis.title.text = wrapped_title(text)
+            if fig.layout.legend.yref == "container":      # a legend under it: room for the second line
+                fig.update_layout(margin_b=(fig.layout.margin.b or 0) + TITLE_LINE_PX)
 
 
 def _legend_below(fig: go.Figure) -> None:

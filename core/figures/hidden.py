@@ -29,7 +29,7 @@ def indicator_histogram(scores: np.ndarray, threshold: float, reference_scores: 
     fig.add_vline(x=threshold, line=dict(color=THRESHOLD_COLOUR, width=3, dash="dash"))
     fig.add_annotation(x=threshold, y=1, yref="paper", text="candidates ←", showarrow=False, xanchor="right",
                        yanchor="top", font=dict(color="#92400e"))      # inside the plot: above it, the title
-    fig.update_layout(barmode="overlay", legend=dict(orientation="h", y=-0.25))
+    fig.update_layout(barmode="overlay")          # its legend under the axis title: base_layout places it
     fig.update_xaxes(title=x_title)
     fig.update_yaxes(title="tokens", type="log", dtick=1)          # powers of ten only: no small minor labels
     return base_layout(fig, title, 380)
