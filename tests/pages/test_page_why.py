@@ -48,6 +48,9 @@ def test_attribution_of_the_top_guess_from_a_link():
     tolerance = dict(rtol=1e-4, atol=2e-5)
     np.testing.assert_allclose(grid[:, :-1], expected.heads, **tolerance)
     np.testing.assert_allclose(grid[:, -1], expected.mlps, **tolerance)
+    # each layer's heads and MLP together: what the tour asks "which layer writes most" of (a sum of 10 cells)
+    per_layer = plotly_array(figure(at, 2)["data"][0]["y"]).astype(float)
+    np.testing.assert_allclose(per_layer, expected.heads.sum(axis=1) + expected.mlps, **tolerance)
     sums = {m.label: m.value for m in at.metric}
     assert float(sums["Sum of all parts"]) == round(expected.total, 3)
     assert any("frozen at this run's value" in t for t in texts(at.markdown))

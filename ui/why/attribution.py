@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
+from core.figures.base import grouped_bars
 from core.figures.models.why import contribution_bars, layer_grid
 from core.text import markdown_literal as md, minus_sign
 from ui import cached, render, state, tables
@@ -100,8 +101,12 @@ def _show_result(model, ids, result) -> None:
     render.figure_with_csv(layer_grid(grid, columns, f"Every head and MLP: direct part of {explained!r}",
                                       "logit", layers), grid, "direct_logit_attribution_grid", layers, columns,
                            key="why_dla_grid")
-    st.caption(f"Embedding {result.embedding:+.3f}" +
-               (f", attention biases {result.attention_biases.sum():+.3f}" if np.any(result.attention_biases) else "") +
-               (f", final norm bias {result.norm_bias:+.3f}" if result.norm_bias else "") +
+    per_layer = grid.sum(axis=1)                                            # (L,) a layer's heads and MLP together
+    render.show_figure(grouped_bars({"heads + MLP": per_layer}, f"Each layer's direct part of {explained!r} "
+                                    "(its heads and MLP together)", labels=layers), key="why_dla_layers")
+    signed = lambda value: minus_sign(f"{value:+.3f}")      # noqa: E731 (a sign as the figures write it)
+    st.caption(f"Embedding {signed(result.embedding)}" +
+               (f", attention biases {signed(result.attention_biases.sum())}" if np.any(result.attention_biases) else "") +
+               (f", final norm bias {signed(result.norm_bias)}" if result.norm_bias else "") +
                ". Direct parts only: a head that helps by feeding a later layer's head scores 0 here; "
                "activation patching (the Method choice at the top) measures that indirect effect too.")
