@@ -109,7 +109,8 @@ SEED_TOURS = {
         TourStep("geometry", "A small id gap is not similarity",
                  "Ids are addresses: two ids can be near while their vectors point apart. Work out the id "
                  "gaps |id cat − id is| and |id cat − id dog| from the ids, then compare the cosines on this page.",
-                 _table("seed004", "The cat is sleeping", keep_geo_tokens="cat dog is"),
+                 _table("seed004", "The cat is sleeping", keep_geo_tokens="cat dog is",
+                        keep_geo_query="cat"),          # the step's token marked, not the table's first (The)
                  figure=fig.cosines_of("seed004", ("cat", "dog", "is")),
                  questions=(Question("id_gap_cat", "seed004", "By id, which is nearer to cat?",
                                      q.closer("cat", "is", "dog", "id"), choices=("is", "dog"),
