@@ -90,7 +90,8 @@ def top_heads_matter(name: str) -> vq.Answer:
 TOUR = Tour("Context & position · contextual vectors, positions and heads that copy", (
     TourStep("context", "One row, many uses",
              "The word *bank* in eight sentences, four by a river and four about money. In the embeddings "
-             "(*emb*, before the first layer L0) each use starts from the same row; read the lines of *self-similarity* and of how well "
+             "(*emb*, before the first layer L0) each use starts from the same row, plus its position's row "
+             "(MiniLM adds one), so the uses are already a little apart; read the lines of *self-similarity* and of how well "
              "the senses separate, then move the layer slider of the map.",
              {"keep_ctx_model": "minilm", "keep_ctx_set": WORD_SET},
              questions=(_view("ctx_separates", "minilm", "Do the two senses of bank separate better after the last "
