@@ -16,7 +16,7 @@ from core.text import shorten
 from ui import cached, chosen, render, state, tables
 from ui.kept_figures import kept
 from ui.directions.csls import csls_section
-from ui.lessons import asking
+from ui.lessons import asking, tours
 
 table = tables.active_table()
 st.title("🧭 Axes & analogies")
@@ -202,5 +202,9 @@ def expected_sentence(answers, expected: int | None, inputs: set[int]) -> str:
 
 rows = chosen.chosen_rows(table)
 searched = chosen.searched_row(table)
+analogy_first = tours.focus() == "analogy"     # a tour step about it: at the top, not below the axes
+if analogy_first:
+    show_analogy()
 show_axes(rows, searched)
-show_analogy()
+if not analogy_first:
+    show_analogy()

@@ -157,7 +157,8 @@ VIEW_TOURS = {
                                   choices=YES_NO, holds_back=("analogy_input_3CosMul",)),
                             _view("rank_prince", "glove-50d", "With the inputs excluded, at which rank does 3CosAdd "
                                   "put prince?", vq.analogy_rank("glove-50d", "king", "man", "woman", "prince"),
-                                  holds_back=("analogy_rank_3CosAdd",)))),
+                                  holds_back=("analogy_rank_3CosAdd",))),
+                 focus="analogy"),
         TourStep("directions", "paris − france + germany",
                  "A capital for a country: the offset from France to Paris, added to Germany.",
                  _table("glove-50d", keep_analogy_a="paris", keep_analogy_b="france", keep_analogy_c="germany",
@@ -166,7 +167,8 @@ VIEW_TOURS = {
                  questions=(_view("input_top_paris", "glove-50d", "With the inputs allowed, is 3CosAdd's best "
                                   "answer one of paris, france, germany?",
                                   vq.analogy_input_on_top("glove-50d", "paris", "france", "germany"),
-                                  choices=YES_NO, holds_back=("analogy_input_3CosAdd",)),)),
+                                  choices=YES_NO, holds_back=("analogy_input_3CosAdd",)),),
+                 focus="analogy"),
     )),
     "inside": Tour("Inside SmolLM2 · the logit lens and switching heads off", (
         TourStep("models", "When does the answer appear?",

@@ -26,6 +26,10 @@ def test_analogy_tables_wait_for_their_questions():
     at = open_page("directions", table="glove-50d", tour="analogies", tstep="0")
     follow(at).run()
     assert_clean(at)
+    # the step's section first: below the semantic axes it stood 1,900 px down a projected page
+    assert [h.value for h in at.subheader][:2] == ["Analogies: a − b + c", "Semantic axes"]
+    assert [h.value for h in open_page("directions", table="glove-50d").subheader][:2] == \
+        ["Semantic axes", "Analogies: a − b + c"]                   # without a tour, the page's own order
     tables = _ranked(at)
     assert not any(_whole(frame) for frame in tables)          # each method's tables wait for its questions
     assert not any("(input)" in " ".join(frame["token"]) for frame in (tables[1], tables[3]))
