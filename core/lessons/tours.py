@@ -248,8 +248,8 @@ VIEW_TOURS = {
                  "once for the whole class), then read the rise of each layer's bar.",
                  _table("smollm2", keep_why_method="skipping", keep_why_skip_text=SKIP_TEXT),
                  figure=fig.skip_rises("smollm2", SKIP_TEXT),
-                 questions=(_view("skip_costliest", "smollm2", "Skipping which layer raises the loss most? (L0 is the "
-                                  "first: type 0)",
+                 questions=(_view("skip_costliest", "smollm2", "Skipping which layer raises the loss most? (a number: "
+                                  "5 for L5)",
                                   vq.costliest_skip("smollm2", SKIP_TEXT)),
                             _view("skip_first_last", "smollm2", "Which costs more to skip: the first layer or the "
                                   "last?", vq.first_or_last_skip("smollm2", SKIP_TEXT),
