@@ -145,3 +145,13 @@ def test_rows_read_are_not_counted_before_the_question():
     assert_clean(at)
     said = " ".join(texts(at.markdown) + texts(at.info))
     assert "is read at positions" not in said and "appears at positions" not in said
+
+
+def test_a_choice_in_a_script_a_font_may_lack_names_its_character():
+    """Hidden step 1 asks about ##犬: without a CJK font (this machine's Chromium) it drew as "##▯"."""
+    from core.text import markdown_literal as md
+
+    at = open_page("hidden", tour="hidden", tstep="0")
+    assert_clean(at)
+    choice = next(w for w in at.radio if w.key == "tourq_hidden_undertrained_pair")
+    assert list(choice.options) == [md("##犬 (U+72AC)"), "dog"]             # labels are Markdown, escaped

@@ -9,7 +9,7 @@ import streamlit as st
 
 from core.lessons.questions import Question, Reveal, is_right
 from core.tables import EmbeddingTable
-from core.text import markdown_literal as md
+from core.text import codepoints_note, markdown_literal as md
 from ui import tables
 from ui.lessons.question_views import AppViews
 
@@ -121,7 +121,8 @@ def _form(tour: str, question: Question) -> None:
     with st.form(f"{key}_form", border=False):
         if question.choices:
             st.radio(f"❓ {md(question.prompt)}", question.choices, index=None, key=key, horizontal=True,
-                     format_func=md)        # token strings among the choices are text
+                     # token strings among the choices are text; a character a phone's font may lack is named
+                     format_func=lambda choice: md(choice + codepoints_note(choice)))
         else:
             step = 1.0 / 10 ** question.decimals
             st.number_input(f"❓ {md(question.prompt)}", value=None, key=key, step=step if question.decimals else 1,
