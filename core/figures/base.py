@@ -75,7 +75,16 @@ def base_layout(fig: go.Figure, title: str, height: int = 360) -> go.Figure:
     _colour_bar_titles_beside(fig)
     _legend_below(fig)
     _axis_titles_wrapped(fig)
+    _plain_tick_numbers(fig)
     return fig
+
+
+def _plain_tick_numbers(fig: go.Figure) -> None:
+    """Axis numbers written out (0.0003), not with Plotly's SI letters: "300µ" beside a table's 0.00033 read as
+    another quantity. An axis that chose its own format keeps it."""
+    for axis in [*fig.select_xaxes(), *fig.select_yaxes()]:
+        if axis.exponentformat is None and axis.tickformat is None:
+            axis.exponentformat = "none"
 
 
 def _axis_titles_wrapped(fig: go.Figure) -> None:

@@ -21,3 +21,16 @@ def test_a_long_axis_title_wraps_and_its_legend_makes_room():
     assert short.layout.xaxis.title.text == "cosine distance"
     # the legend under the plot (base_layout's) gets the second line's room
     assert wrapped.layout.legend.yref == "container" and wrapped.layout.margin.b > short.layout.margin.b
+
+
+def test_small_axis_numbers_are_written_out_not_with_si_letters():
+    """Hidden's dimension bars: a "300µ" axis beside the table's 0.00033."""
+    import plotly.graph_objects as go
+
+    from core.figures.base import base_layout, vector_bars
+
+    bars = vector_bars(np.array([3.3e-4, 2.9e-4, -1e-4]), "parts")
+    assert bars.layout.yaxis.exponentformat == "none" and bars.layout.xaxis.exponentformat == "none"
+    own = go.Figure(go.Bar(x=[1, 2], y=[1e-4, 2e-4]))
+    own.update_yaxes(exponentformat="power")                      # an axis that chose its own keeps it
+    assert base_layout(own, "own").layout.yaxis.exponentformat == "power"
