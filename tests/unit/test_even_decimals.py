@@ -44,3 +44,11 @@ def test_a_grid_column_of_tiny_numbers_gets_an_exponent():
     assert number_format([9.16e-07, 2.1e-06, 0.0]) == "%.3e"
     assert number_format([0.013, 0.0155, -0.4, np.nan]) == "%.4f"
     assert number_format([0.0, 0.0]) == "%.4f"
+
+
+def test_the_layer_grids_write_them():
+    """Why's attribution and patching grids: 0.1 and 0 stood among 0.03."""
+    from core.figures.models.why import layer_grid
+
+    grid = layer_grid(np.array([[0.1, 0.03], [0.0, -0.2]]), ["H0", "H1"], "t", "logit", ["L0", "L1"])
+    assert [list(row) for row in grid.data[0].text] == [["0.10", "0.03"], ["0.00", "−0.20"]]

@@ -49,7 +49,7 @@ def layer_grid(values: np.ndarray, columns: list[str], title: str, colour_title:
         bound = float(np.abs(finite).max()) if finite.size else 1.0
     bound = bound or 1.0
     rows, cols = values.shape
-    texts = [[format_number(v, digits) for v in row] for row in values]
+    texts = even_decimals(values, digits)                # 0.10 beside 0.03, as every heatmap writes them
     style = cell_style(rows, cols, texts, font_px=11, max_numbers=600)
     fig = go.Figure(go.Heatmap(
         z=values, x=list(columns), y=list(row_names),
