@@ -61,10 +61,11 @@ def _build():
                                   cold_next_token("smollm2", PROMPT), choices=(MOST_PROBABLE, ANOTHER)),)),
         TourStep("generate", "Where is Paris decided?",
                  "The commitment strip: for each token, the first layer whose residual stream, read through the "
-                 "final norm and output layer, already predicts it.",
+                 "final norm and output layer, already predicts it. Under it, one token's curve follows it through "
+                 "the layers: read off Paris's rank.",
                  {"keep_table": "smollm2", "keep_gen_section": "commitment", "keep_gen_commit_text": TEXT},
-                 questions=(_view("paris_layer", "smollm2", "After which layer is 'Paris' first the top guess? (the strip's "
-                                  "rows: L0 is the first layer)",
+                 questions=(_view("paris_layer", "smollm2", "After which layer is 'Paris' first the top guess? (L0 is "
+                                  "the first layer)",
                                   vq.lens_first_layer("smollm2", TEXT, "Paris"), holds_back=("commitment_layers",)),
                             _view("paris_top3", "smollm2", "And at which layer is it first in the top 3?",
                                   first_top3_layer("smollm2", TEXT, "Paris"), holds_back=("commitment_layers",)))),
