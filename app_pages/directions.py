@@ -12,7 +12,7 @@ from core.figures.geometry import hover_texts, pca_scatter
 from core.limits import MAX_ANALOGY_ANSWERS, MAX_AXIS_WORDS, MAX_PLOT_POINTS
 from core.tokens.pieces import TOKEN_KINDS, resolve_tokens
 from core.directions.semantic import axes_cosine
-from core.text import shorten
+from core.text import minus_sign, shorten
 from ui import cached, chosen, render, state, tables
 from ui.kept_figures import kept
 from ui.directions.csls import csls_section
@@ -87,9 +87,9 @@ def show_axes(rows: list[int], searched: list[int]) -> None:
         st.caption(f"Drawing a seeded sample of {len(shown):,} of {table.vocab_size:,} rows (plus the axis words, "
                    "the chosen and the searched tokens); the extremes below use every row.")
     c1, c2 = st.columns([1, 3])
-    c1.metric("cos(x axis, y axis)", f"{cosine:+.3f}")
+    c1.metric("cos(x axis, y axis)", minus_sign(f"{cosine:+.3f}"))
     c2.caption(f"The two directions are {'nearly orthogonal' if abs(cosine) < 0.1 else 'not orthogonal'} "
-               f"(cosine {cosine:+.3f}, angle {np.degrees(np.arccos(cosine)):.1f}°): they rarely are. "
+               f"(cosine {minus_sign(f'{cosine:+.3f}')}, angle {np.degrees(np.arccos(cosine)):.1f}°): they rarely are. "
                "The plot draws them at right angles, so where they are not, a word's place on one axis "
                "partly predicts its place on the other.")
     show_extremes(coords, [(" ".join(x_from_words), " ".join(x_to_words)),
@@ -105,7 +105,7 @@ def show_extremes(coords: np.ndarray, ends: list[tuple[str, str]], found: tuple)
         for side, end_name in enumerate((end, start)):
             best = found[2 * axis + side]
             records.append({"axis end": f"toward {end_name}",
-                            "rows furthest that way": ", ".join(f"{table.tokens[r]} ({values[r]:+.2f})" for r in best)
+                            "rows furthest that way": ", ".join(f"{table.tokens[r]} ({minus_sign(f'{values[r]:+.2f}')})" for r in best)
                             or "none: no row points this way"})
     render.show_frame(pd.DataFrame(records), hide_index=True, width="stretch")
     st.caption("Up to 5 rows per end, each with its cosine to the axis; a row is listed only at the end "
@@ -153,9 +153,10 @@ def show_analogy() -> None:
     for result in results:
         st.markdown(f"**{result.method}**")
         left, right = st.columns(2)
-        held = (f"analogy_rank_{result.method}", f"analogy_input_{result.method}")   # a tour's questions on it
-        for column, answers, heading in ((left, result.excluded, "inputs excluded (the usual code)"),
-                                         (right, result.included, "inputs allowed")):
+        rank, on_top = f"analogy_rank_{result.method}", f"analogy_input_{result.method}"   # a tour's questions
+        # each column's caption names the question its own order answers first
+        for column, answers, heading, held in ((left, result.excluded, "inputs excluded (the usual code)", (rank, on_top)),
+                                               (right, result.included, "inputs allowed", (on_top, rank))):
             with column:
                 st.caption(heading)
                 render.show_frame(asking.held_frame(held, answers_frame(answers, inputs, expected)),

@@ -144,7 +144,7 @@ def show_arrows(rows: list[int], searched: list[int]) -> None:
             plane[:, : min(2, result.components.shape[0])] = (raw @ result.components.T)[:, :2]
             axes = ("PC1 direction", "PC2 direction")
     title = "Arrows from the origin" + ("" if preset or table.width == 2 else
-                                       " (in the plane the two vectors span: lengths and angle exact)"
+                                       " (in their own plane: lengths and angle exact)"
                                        if len(labels) == 2 else
                                        " (raw vectors projected on the PCA plane, not centred)")
     marked = None if preset or not searched else rows.index(searched[0])

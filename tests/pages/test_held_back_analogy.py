@@ -36,6 +36,8 @@ def test_analogy_tables_wait_for_their_questions():
     assert not any("✓" in " ".join(frame["token"]) for frame in tables)     # "queen ✓" on top said "no"
     assert tables[0]["token"].tolist()[2] == "prince"           # best first: a learner can count to it
     assert HELD_COLUMNS.format(prompt=prompts["rank_prince"]) in texts(at.caption)
+    # the inputs-allowed column names the question its order answers: is the best one an input?
+    assert HELD_COLUMNS.format(prompt=prompts["input_top_add"]) in texts(at.caption)
     answer(at, "analogies", "input_top_add", "yes")
     answer(at, "analogies", "input_top_mul", "yes")
     at.run()

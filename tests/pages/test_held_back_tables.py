@@ -87,3 +87,15 @@ def test_the_dot_product_asked_for_is_written_out_without_its_sum():
     at.run()
     (whole,) = _pair_tables(at)
     assert whole["dot a·b"].iloc[0] == "1.16" and whole["a·b written out"].iloc[0].endswith("= 1.16")
+
+
+def test_a_held_sentence_is_said_once_for_its_two_metrics():
+    """Hidden step 2: the exact mean cosine and the sampled one both wait; the line saying so stood under both."""
+    from core.lessons.tours import TOURS
+
+    at = open_page("hidden", tour="hidden", tstep="1")
+    follow(at).run()
+    assert_clean(at)
+    prompt = TOURS["hidden"].steps[1].questions[0].prompt
+    assert texts(at.caption).count(HELD_BACK.format(prompt=prompt)) == 1
+    assert not any(m.label.startswith("20,000 random pairs") for m in at.metric)

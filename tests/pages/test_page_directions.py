@@ -14,10 +14,11 @@ def test_glove_axes_are_labelled_and_their_angle_said():
     fig = figure(at, 0)
     assert fig["layout"]["xaxis"]["title"]["text"].replace("<br>", " ") == "cos with x: man → woman"
     assert fig["layout"]["yaxis"]["title"]["text"].replace("<br>", " ") == "cos with y: small → big"
-    assert at.metric[0].label == "cos(x axis, y axis)"
+    assert at.metric[0].label == "cos(x axis, y axis)" and at.metric[0].value.startswith("−")   # −0.292
     assert any("not orthogonal" in c or "nearly orthogonal" in c for c in texts(at.caption))
     extremes = next(f for f in frames(at) if "axis end" in f.columns)
     assert list(extremes["axis end"]) == ["toward woman", "toward man", "toward big", "toward small"]
+    assert not any(" (-" in cell for cell in " ".join(extremes.astype(str).to_numpy().ravel()).split(","))
 
 
 def test_king_man_woman_with_inputs_excluded_and_included():

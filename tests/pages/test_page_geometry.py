@@ -144,7 +144,7 @@ def test_two_chosen_rows_are_drawn_in_their_own_plane():
     at = open_page("geometry", table="seed003", tokens="cat dog")
     assert_clean(at)
     arrows = charts_by_key(at)["geo_arrows"][1]
-    assert "in the plane the two vectors span" in arrows["layout"]["title"]["text"].replace("<br>", " ")
+    assert "in their own plane" in arrows["layout"]["title"]["text"].replace("<br>", " ")
     tips = {trace["name"].split(" (")[0].lstrip("★ "): (trace["x"][-1], trace["y"][-1]) for trace in arrows["data"]
             if trace.get("name")}
     (ax, ay), (bx, by) = tips["cat"], tips["dog"]

@@ -28,6 +28,11 @@ def test_hubness_of_a_small_table_without_a_button():
     hubs = frame_with(at, "N₅")
     assert hubs["N₅"].tolist() == sorted(counts.tolist(), reverse=True)
     assert any("by CSLS" in d.value.columns for d in at.dataframe)
+    # "no hubs to find", and none marked: the top 1 % of 6 equal rows was labelled "(hub)"
+    seed004 = open_page("geometry", table="seed004", query="cat")
+    listed = next(d.value for d in seed004.dataframe if "by CSLS" in d.value.columns)
+    cells = " ".join(listed["by cosine"]) + " ".join(listed["by CSLS"])
+    assert "(hub)" not in cells and "−" in cells and " -" not in cells     # signs as the figures write them
     csv = at.get("download_button")
     assert any("N_k" in b.proto.label for b in csv)
 

@@ -166,11 +166,12 @@ def show_csls(table, lists, found, row: int) -> None:
     """The searched token's neighbours by cosine and by CSLS, side by side, hubs marked."""
     kept = min(10, table.vocab_size - 1)
     r = csls.mean_similarity(lists, min(CSLS_K, lists.similarities.shape[1]))
-    hubs = csls.hub_mask(found.counts)
+    # a small table has no hubs (the page says so above): its top 1 % is one row among equals, not a hub
+    hubs = csls.hub_mask(found.counts) if table.vocab_size >= HUBS_NEED_ROWS else np.zeros(len(found.counts), bool)
     got = csls.rerank(csls.cosines_to(table.weight, row), row, r, kept, hubs)
 
     def listed(rows, values):
-        return [f"{table.tokens[x]}{' (hub)' if hubs[x] else ''} · {v:.3f}" for x, v in zip(rows, values)]
+        return [f"{table.tokens[x]}{' (hub)' if hubs[x] else ''} · {minus_sign(f'{v:.3f}')}" for x, v in zip(rows, values)]
     st.markdown(f"**{render.md(table.tokens[row])}**'s {kept} nearest: cosine, then CSLS re-ranked "
                 f"(Conneau et al. 2018, K = {min(CSLS_K, lists.similarities.shape[1])}).")
     render.show_frame(pd.DataFrame({"rank": range(1, kept + 1), "by cosine": listed(got.before, got.cosines[got.before]),
