@@ -15,6 +15,7 @@ import re
 from browser_helpers import SCREENSHOTS, wait_until_idle
 
 from core.lessons.tours import TOURS
+from core.text import codepoints_note
 from ui.lessons.asking import HELD_BACK, HELD_TABLES
 
 DESKTOP, PHONE = {"width": 1400, "height": 900}, {"width": 390, "height": 844}
@@ -247,7 +248,7 @@ def answer_held_back(tab, name: str, index: int) -> None:
         form = tab.locator('[data-testid="stForm"]').filter(has_text=question.prompt)
         if question.choices:
             form.locator('[data-testid="stRadio"] label').filter(
-                has_text=re.compile(f"^{re.escape(question.choices[0])}$")).click()
+                has_text=re.compile(f"^{re.escape(question.choices[0] + codepoints_note(question.choices[0]))}$")).click()
         else:
             form.locator("input").fill("1")
             form.locator("input").press("Tab")

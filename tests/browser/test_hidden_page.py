@@ -59,7 +59,7 @@ def test_candidates_toggle_and_csv_as_a_person_does(server, browser):
         assert "z=True" in page.url
         # the page's numbers, tested against numpy in tests/pages/test_page_hidden.py
         assert (before["Mean cosine, every pair (exact)"], after["Mean cosine, every pair (exact)"]) == ("0.0181", "0.0024")
-        assert (before["r(cosine, id gap), every pair"], after["r(cosine, id gap), every pair"]) == ("+0.0058", "-0.0351")
+        assert (before["r(cosine, id gap), every pair"], after["r(cosine, id gap), every pair"]) == ("+0.0058", "−0.0351")
         page.screenshot(path=str(SCREENSHOTS / "hidden-minilm-standardised.png"), full_page=True)
         with page.expect_download() as download:
             page.get_by_role("button", name=re.compile(r"undertrained-.*-minilm\.csv \(611 rows\)")).click()

@@ -1,5 +1,5 @@
 """The batched pass of the contextuality view against one ordinary pass per sentence (transformers'
-own output_hidden_states, no padding): SmolLM2 (causal, right padding) bit for bit, MiniLM
+own output_hidden_states, no padding): SmolLM2 (causal, right padding) to float16 rounding, MiniLM
 (bidirectional, the padding masked) to float32 rounding."""
 from __future__ import annotations
 
@@ -27,15 +27,20 @@ def sentence_ids(model, name):
     return [cx.encode_sentence(model.tokenizer, s, chosen.word)[0] for s in chosen.sentences]
 
 
-def test_smollm2_batched_states_equal_one_pass_per_sentence_bit_for_bit():
+def test_smollm2_batched_states_equal_one_pass_per_sentence_to_float16_rounding():
+    """Bit for bit on the machines it was written on; on an AMD EPYC (AVX-512) the float16 kernels of a
+    (B, T) batch and of a (1, T) row sum in other orders, and the streams differ by up to 1.8e-3 of each
+    vector's length after 30 layers (a float16 step is 9.8e-4). A padded position read by a real one would
+    move a vector by far more."""
     from core.models.loading.pretrained import load_model
 
     model = load_model("smollm2")
     id_lists = sentence_ids(model, "spring")
     assert len({len(ids) for ids in id_lists}) > 1            # padding really happens
     for batched, alone in zip(batched_hidden_states(model, id_lists), one_pass_each(model, id_lists)):
-        assert batched.shape == alone.shape
-        np.testing.assert_array_equal(batched, alone)
+        assert batched.shape == alone.shape                    # (L+1, T, d)
+        error = np.linalg.norm(batched - alone, axis=-1) / np.linalg.norm(alone, axis=-1)
+        assert error.max() < 1e-2, float(error.max())
 
 
 def test_minilm_batched_states_match_one_pass_per_sentence():
