@@ -10,7 +10,7 @@ import numpy as np
 from core import order
 from core.blocks import float32_blocks, loaded_torch, torch_view
 from core.eigen import top_eigenpairs
-from core.text import format_number
+from core.text import even_decimals, format_number
 
 
 @dataclass(frozen=True, eq=False)
@@ -271,27 +271,33 @@ def pair_plane(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.array([[length, 0.0], [along, across]])
 
 
-def dot_product_formula(a: np.ndarray, b: np.ndarray, digits: int = 3) -> str:
-    """'2(3) + 1(−1) = 5': the dot product written out with the actual numbers (first 6 terms)."""
+def dot_product_formula(a: np.ndarray, b: np.ndarray, digits: int = 3, total: str | None = None) -> str:
+    """'2(3) + 1(−1) = 5': the dot product written out with the actual numbers (first 6 terms); `total`, when
+    given, is the sum as its table writes it (so both columns read the same number)."""
     text = ""
     for index, (x, y) in enumerate(zip(a[:6], b[:6])):
         term = f"{format_number(abs(x), digits)}({format_number(y, digits)})"
         sign = ("−" if x < 0 else "") if index == 0 else (" − " if x < 0 else " + ")
         text += sign + term
     more = " + …" if len(a) > 6 else ""
-    return text + more + f" = {format_number(float(np.dot(a, b)), digits)}"
+    return text + more + f" = {total or format_number(float(np.dot(a, b)), digits)}"
 
 
 def pair_table(vectors: np.ndarray, labels: list[str]) -> list[dict[str, str]]:
-    """vectors (n, d) -> one row per pair: lengths, dot, cosine, angle and the dot written out."""
+    """vectors (n, d) -> one row per pair: lengths, dot, cosine, angle and the dot written out.
+
+    Both lengths share their decimals across the table, as do dots and cosines (0.230 beside 0.934, not 0.23)."""
+    pairs = [(i, j, compare_vectors(vectors[i], vectors[j]))
+             for i in range(len(labels)) for j in range(i + 1, len(labels))]
+    lengths = even_decimals([[pair.length_a, pair.length_b] for _, _, pair in pairs], 3) if pairs else []
+    dots = even_decimals([[pair.dot for _, _, pair in pairs]], 3)[0] if pairs else []
+    cosines = even_decimals([[np.nan if pair.cosine is None else pair.cosine for _, _, pair in pairs]], 3)[0] \
+        if pairs else []
     records = []
-    for i in range(len(labels)):
-        for j in range(i + 1, len(labels)):
-            pair = compare_vectors(vectors[i], vectors[j])
-            records.append({"pair": f"{labels[i]} · {labels[j]}",
-                            "|a|": format_number(pair.length_a, 3), "|b|": format_number(pair.length_b, 3),
-                            "dot a·b": format_number(pair.dot, 3),
-                            "cosine": "undefined (zero vector)" if pair.cosine is None else format_number(pair.cosine, 3),
-                            "angle": "—" if pair.angle_degrees is None else f"{pair.angle_degrees:.1f}°",
-                            "a·b written out": dot_product_formula(vectors[i], vectors[j])})
+    for row, (i, j, pair) in enumerate(pairs):
+        records.append({"pair": f"{labels[i]} · {labels[j]}",
+                        "|a|": lengths[row][0], "|b|": lengths[row][1], "dot a·b": dots[row],
+                        "cosine": "undefined (zero vector)" if pair.cosine is None else cosines[row],
+                        "angle": "—" if pair.angle_degrees is None else f"{pair.angle_degrees:.1f}°",
+                        "a·b written out": dot_product_formula(vectors[i], vectors[j], total=dots[row])})
     return records

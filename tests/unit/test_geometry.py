@@ -12,6 +12,7 @@ from core.geometry import (
     dot_product_formula,
     nearest,
     normalized_rows,
+    pair_table,
     pca,
 )
 from core.tokens.pieces import find_tokens, resolve_tokens, token_kind
@@ -56,6 +57,18 @@ def test_seed003_dot_product():
     assert dot_product_formula(h, w) == "2(3) + 1(−1) = 5"
     assert pair.cosine == pytest.approx(5 / (np.sqrt(5) * np.sqrt(10)))
     assert pair.angle_degrees == pytest.approx(45.0)
+
+
+def test_a_pair_tables_numbers_share_their_decimals_and_its_sums_agree():
+    vectors = np.array([[0.1, 0.2, 0.1], [0.5, 0.6, 0.4], [2.0, 1.0, 0.0]])
+    rows = pair_table(vectors, ["a", "b", "c"])
+    lengths = [row[key] for row in rows for key in ("|a|", "|b|")]
+    assert {len(text.split(".")[1]) for text in lengths} == {3}          # 0.245 beside 2.236: one width
+    assert [row["|a|"] for row in rows] == [f"{np.linalg.norm(vectors[i]):.3f}" for i in (0, 0, 1)]
+    assert {len(row["dot a·b"].split(".")[1]) for row in rows} == {2}    # 0.21, 0.40, 1.60
+    for row, (i, j) in zip(rows, [(0, 1), (0, 2), (1, 2)]):
+        assert float(row["dot a·b"]) == pytest.approx(vectors[i] @ vectors[j], abs=5e-3)
+        assert row["a·b written out"].endswith(" = " + row["dot a·b"])
 
 
 def test_zero_vector_cosine_is_reported_not_crashing():
