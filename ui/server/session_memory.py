@@ -17,11 +17,13 @@ import logging
 import threading
 import weakref
 from concurrent.futures import Future
+from concurrent.futures import TimeoutError as WaitedTooLong   # the builtin TimeoutError from Python 3.11 on
 
 from core.limits import SESSION_SWEEP_SECONDS
 from ui import cached
 
 LOG = logging.getLogger("embedding_lens.sessions")
+SWEEP_WAIT_SECONDS = 30.0    # how long a sweep waits for its turn on the event loop
 
 
 class EndedSessions:
@@ -118,7 +120,7 @@ def _expire_on_event_loop(runtime, ended: EndedSessions | None = None) -> set[st
     return live
 
 
-def sweep_once(timeout: float = 30.0, ended: EndedSessions | None = None) -> dict:
+def sweep_once(timeout: float = SWEEP_WAIT_SECONDS, ended: EndedSessions | None = None) -> dict:
     """One sweep; returns what it did (for the log and the tests). Safe from any thread. `ended`:
     the sweeper's memory of earlier sweeps (a fresh one sees only the sessions expiring now)."""
     from streamlit import runtime as streamlit_runtime
@@ -148,6 +150,9 @@ def _sweep_forever(stop: threading.Event, seconds: float) -> None:
     while not stop.wait(seconds):
         try:
             sweep_once(ended=ended)
+        except WaitedTooLong:    # the event loop busy with page runs for the whole wait: the next sweep catches up
+            LOG.warning("releasing ended sessions waited %.0f s for a busy server; trying again in %.0f s",
+                        SWEEP_WAIT_SECONDS, seconds)
         except Exception:
             LOG.exception("releasing ended sessions failed")
 
