@@ -289,10 +289,11 @@ def pair_table(vectors: np.ndarray, labels: list[str]) -> list[dict[str, str]]:
     Both lengths share their decimals across the table, as do dots and cosines (0.230 beside 0.934, not 0.23)."""
     pairs = [(i, j, compare_vectors(vectors[i], vectors[j]))
              for i in range(len(labels)) for j in range(i + 1, len(labels))]
-    lengths = even_decimals([[pair.length_a, pair.length_b] for _, _, pair in pairs], 3) if pairs else []
-    dots = even_decimals([[pair.dot for _, _, pair in pairs]], 3)[0] if pairs else []
-    cosines = even_decimals([[np.nan if pair.cosine is None else pair.cosine for _, _, pair in pairs]], 3)[0] \
-        if pairs else []
+    if not pairs:
+        return []
+    lengths = even_decimals([[pair.length_a, pair.length_b] for _, _, pair in pairs], 3)
+    dots = even_decimals([[pair.dot for _, _, pair in pairs]], 3)[0]
+    cosines = even_decimals([[np.nan if pair.cosine is None else pair.cosine for _, _, pair in pairs]], 3)[0]
     records = []
     for row, (i, j, pair) in enumerate(pairs):
         records.append({"pair": f"{labels[i]} · {labels[j]}",
